@@ -1,0 +1,1 @@
+"""Campaigns, their items and HITs, annotators and the judgments they make."""

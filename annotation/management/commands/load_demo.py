@@ -1,0 +1,46 @@
+"""Load the demo campaigns and an admin account, and print where to go (used by `make run`)."""
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Campaign
+from annotation.services.campaign_import import import_campaign
+
+DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-de-en.jsonl"
+DEMOS = [
+    ("Demo: adequacy de-en", "adequacy", 3),
+    ("Demo: fluency de-en", "fluency", 3),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo campaigns (once) and the demo admin account; print the links."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument("--admin-password", default="admin")
+
+    def handle(self, *args, base_url, admin_password, **options):
+        slugs = []
+        for name, protocol, redundancy in DEMOS:
+            campaign = Campaign.objects.filter(name=name).first()
+            if campaign is None:
+                with DEMO_FILE.open("rb") as handle:
+                    campaign = import_campaign(handle, name=name, protocol=protocol, redundancy=redundancy, seed=2026,
+                                               source_language="de", target_language="en").campaign
+            slugs.append(campaign.slug)
+        user_model = get_user_model()
+        admin, created = user_model.objects.get_or_create(username="admin", defaults={"is_staff": True,
+                                                                                     "is_superuser": True})
+        if created:
+            admin.set_password(admin_password)
+            admin.save()
+        token, _ = Token.objects.get_or_create(user=admin)
+        self.stdout.write("\nDemo ready.")
+        for slug in slugs:
+            self.stdout.write(f"  Annotator link: {base_url}/c/{slug}/start/?worker_id=demo-worker-1")
+        password = admin_password if created else "(unchanged since it was created)"
+        self.stdout.write(f"  Admin login:    {base_url}/admin/  user: admin  password: {password}")
+        self.stdout.write(f"  API token:      curl -H 'Authorization: Token {token.key}' {base_url}/api/campaigns/\n")

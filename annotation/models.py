@@ -1,0 +1,279 @@
+"""What a campaign is made of and what annotators leave behind.
+
+Campaign -> Document -> Segment -> SystemOutput (one per System);
+Campaign -> Hit -> HitItem (what is shown at each position);
+Annotator -> Assignment (one worker doing one HIT) -> Judgment (one per item).
+The database enforces what must never happen: one judgment per assignment and item,
+one assignment per worker and HIT, scores inside [0, 100].
+"""
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from .protocols import protocol_choices
+
+
+class Campaign(models.Model):
+    """An evaluation campaign: its items, settings and HITs (METHODS.md §1-§2, §10)."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    class QualityTest(models.TextChoices):
+        PAIRED_T = "paired-t", "One-sided paired t-test (WMT scripts)"
+        WILCOXON = "wilcoxon", "One-sided Wilcoxon signed-rank"
+        WELCH = "welch", "Welch t-test on ask-again vs bad-reference differences"
+        MANN_WHITNEY = "mann-whitney", "Mann-Whitney U on ask-again vs bad-reference differences"
+        APPRAISE = "appraise", "Appraise: Mann-Whitney U on z-scores"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=220, unique=True)
+    protocol = models.CharField(max_length=32, choices=protocol_choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    analysis_only = models.BooleanField(
+        default=False, help_text="Judgments imported from elsewhere; nothing is served to annotators."
+    )
+    source_language = models.CharField(max_length=16, blank=True)
+    target_language = models.CharField(max_length=16, default="en")
+    statement = models.TextField(blank=True, help_text="The Likert statement; the protocol's default if empty.")
+    anchor_low = models.CharField(max_length=100, default="strongly disagree")
+    anchor_high = models.CharField(max_length=100, default="strongly agree")
+    instructions = models.TextField(blank=True, help_text="Shown to annotators before their first item (Markdown).")
+    redundancy = models.PositiveSmallIntegerField(default=1, help_text="Distinct workers per HIT.")
+    seed = models.BigIntegerField(default=0)
+    hit_size = models.PositiveSmallIntegerField(default=100)
+    qc_test = models.CharField(max_length=16, choices=QualityTest.choices, default=QualityTest.PAIRED_T)
+    qc_threshold = models.FloatField(default=0.05)
+    hit_timeout_minutes = models.PositiveIntegerField(default=60)
+    completion_code = models.CharField(
+        max_length=64, blank=True, help_text="One code for every worker (e.g. Prolific's); random per HIT if empty."
+    )
+    payment_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+    options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")
+    in_house_annotators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns",
+        help_text="Logged-in users who may annotate; every logged-in user if empty.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(redundancy__gte=1), name="campaign_redundancy_positive"),
+            models.CheckConstraint(
+                condition=Q(qc_threshold__gt=0, qc_threshold__lt=1), name="campaign_qc_threshold_range"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def protocol_spec(self):
+        from .protocols import get_protocol
+
+        return get_protocol(self.protocol)
+
+    @property
+    def effective_statement(self):
+        return self.statement or self.protocol_spec.default_statement(self.target_language)
+
+    @property
+    def accepts_annotators(self):
+        return self.status == self.Status.ACTIVE and not self.analysis_only
+
+
+class Document(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    doc_id = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "doc_id"], name="document_unique_id")]
+
+    def __str__(self):
+        return self.doc_id
+
+
+class Segment(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="segments")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="segments")
+    seg_id = models.IntegerField()
+    source = models.TextField()
+    reference = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["document__position", "seg_id"]
+        constraints = [models.UniqueConstraint(fields=["document", "seg_id"], name="segment_unique_id")]
+
+    def __str__(self):
+        return f"{self.document_id}:{self.seg_id}"
+
+
+class System(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name")]
+
+    def __str__(self):
+        return self.name
+
+
+class SystemOutput(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="outputs")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="outputs")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    text = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["segment", "system"], name="output_unique_per_system")]
+
+    def __str__(self):
+        return f"{self.system_id}@{self.segment_id}"
+
+
+class Hit(models.Model):
+    """A fixed list of items; done by `campaign.redundancy` distinct workers (METHODS.md §2)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
+    number = models.PositiveIntegerField()
+    size = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "number"], name="hit_unique_number")]
+
+    def __str__(self):
+        return f"HIT {self.number}"
+
+
+class ItemType(models.TextChoices):
+    SYSTEM = "system", "System output"
+    BAD_REF = "bad_ref", "Bad reference"
+    REPEAT = "repeat", "Repeat"
+    REFERENCE = "reference", "Reference translation"
+    SPAM = "spam", "Spam"
+    GOLD = "gold", "Gold"
+
+
+class HitItem(models.Model):
+    """One screen of a HIT. `text` holds degraded text; otherwise the shown text comes
+    from `output` (or the segment's reference for reference items)."""
+
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    set_index = models.PositiveSmallIntegerField()
+    item_type = models.CharField(max_length=10, choices=ItemType.choices)
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="+", null=True)
+    output = models.ForeignKey(SystemOutput, on_delete=models.CASCADE, related_name="+", null=True)
+    text = models.TextField(blank=True)
+    partner_position = models.PositiveSmallIntegerField(
+        null=True, help_text="Position of the other member of this item's quality-control pair."
+    )
+    payload = models.JSONField(default=dict, blank=True, help_text="Protocol-specific content.")
+
+    class Meta:
+        ordering = ["hit", "position"]
+        constraints = [models.UniqueConstraint(fields=["hit", "position"], name="item_unique_position")]
+
+    def __str__(self):
+        return f"{self.hit_id}#{self.position}"
+
+
+class Annotator(models.Model):
+    """A crowd worker (external id from the market) or an in-house user."""
+
+    external_id = models.CharField(max_length=255, unique=True, null=True, blank=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="annotator"
+    )
+    source = models.CharField(max_length=16, default="crowd", help_text="crowd, prolific, mturk or user.")
+    native_language = models.CharField(max_length=64, blank=True)
+    country = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(external_id__isnull=False) | Q(user__isnull=False), name="annotator_has_identity"
+            ),
+        ]
+
+    def __str__(self):
+        return self.external_id or f"user:{self.user_id}"
+
+    @property
+    def label(self):
+        """The worker id shown to researchers: the external id, or the user name."""
+        return self.external_id or (self.user.get_username() if self.user_id else "")
+
+
+def new_token():
+    return secrets.token_urlsafe(32)
+
+
+class Assignment(models.Model):
+    """One worker doing one HIT. `position` is the index of the next item to judge."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        COMPLETED = "completed", "Completed"
+        ABANDONED = "abandoned", "Abandoned"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
+    token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    position = models.PositiveSmallIntegerField(default=0)
+    last_item_id = models.BigIntegerField(null=True, help_text="The item judged last, to recognise a replay.")
+    item_served_at = models.DateTimeField(null=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    completion_code = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "hit", "started_at"]
+        constraints = [models.UniqueConstraint(fields=["hit", "annotator"], name="assignment_one_per_worker_hit")]
+        indexes = [models.Index(fields=["campaign", "annotator", "status"], name="assignment_worker_idx")]
+
+    def __str__(self):
+        return f"{self.annotator} on {self.hit}"
+
+
+class Judgment(models.Model):
+    """One answer to one item. `seconds` is measured on the server, from serving to saving."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judgments")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="judgments")
+    item = models.ForeignKey(HitItem, on_delete=models.CASCADE, related_name="judgments")
+    score = models.FloatField(null=True, blank=True)
+    choice = models.CharField(max_length=8, blank=True)
+    ranks = models.JSONField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+    served_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item"], name="judgment_one_per_item"),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__gte=0, score__lte=100), name="judgment_score_range"
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "annotator"], name="judgment_worker_idx")]
+
+    def __str__(self):
+        return f"{self.annotator_id} on item {self.item_id}"

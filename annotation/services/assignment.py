@@ -1,0 +1,115 @@
+"""Handing HITs to workers (METHODS.md §2, §10).
+
+Each HIT is done by `campaign.redundancy` distinct workers. A worker keeps their
+unfinished HIT until they finish it or stay idle longer than the campaign's timeout;
+after that the HIT may go to someone else, and the idle worker's partial judgments stay.
+"""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from ..models import Annotator, Assignment, Campaign, Hit
+
+WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
+#: URL parameters that carry a worker id, and which market each one means.
+WORKER_ID_PARAMETERS = (("worker_id", "crowd"), ("PROLIFIC_PID", "prolific"), ("workerId", "mturk"))
+
+
+class NoHitAvailable(Exception):
+    """Every HIT of the campaign is taken or already done by this worker."""
+
+
+class InvalidWorkerId(ValueError):
+    pass
+
+
+def worker_from_query(params) -> tuple[str, str] | None:
+    """The (worker id, market) a crowd market put into the URL, or None."""
+    for key, market in WORKER_ID_PARAMETERS:
+        value = params.get(key)
+        if value is not None:
+            value = value.strip()
+            if not WORKER_ID_PATTERN.match(value):
+                raise InvalidWorkerId("a worker id is 1-255 letters, digits or . @ : + - _")
+            return value, market
+    return None
+
+
+def crowd_annotator(external_id: str, market: str) -> Annotator:
+    try:
+        annotator, _ = Annotator.objects.get_or_create(external_id=external_id, defaults={"source": market})
+    except IntegrityError:  # created by a parallel request
+        annotator = Annotator.objects.get(external_id=external_id)
+    return annotator
+
+
+def user_annotator(user) -> Annotator:
+    try:
+        annotator, _ = Annotator.objects.get_or_create(user=user, defaults={"source": "user"})
+    except IntegrityError:
+        annotator = Annotator.objects.get(user=user)
+    return annotator
+
+
+def idle_cutoff(campaign: Campaign):
+    return timezone.now() - timedelta(minutes=campaign.hit_timeout_minutes)
+
+
+def _live(cutoff) -> Q:
+    return Q(status=Assignment.Status.COMPLETED) | Q(status=Assignment.Status.ACTIVE, last_activity_at__gte=cutoff)
+
+
+def assign(campaign: Campaign, annotator: Annotator) -> Assignment:
+    """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable."""
+    current = (
+        Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
+        .order_by("started_at").first()
+    )
+    if current is not None:
+        return current
+    for _ in range(5):
+        cutoff = idle_cutoff(campaign)
+        candidates = list(
+            Hit.objects.filter(campaign=campaign)
+            .exclude(assignments__annotator=annotator)
+            .annotate(live=Count("assignments", filter=_live_on_hits(cutoff)))
+            .filter(live__lt=campaign.redundancy)
+            .order_by("live", "number")
+            .values_list("pk", flat=True)[:10]
+        )
+        if not candidates:
+            raise NoHitAvailable
+        for hit_id in candidates:
+            assignment = _claim(campaign, hit_id, annotator, cutoff)
+            if assignment is not None:
+                return assignment
+    raise NoHitAvailable
+
+
+def _live_on_hits(cutoff) -> Q:
+    return Q(assignments__status=Assignment.Status.COMPLETED) | Q(
+        assignments__status=Assignment.Status.ACTIVE, assignments__last_activity_at__gte=cutoff
+    )
+
+
+def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff) -> Assignment | None:
+    """Lock the HIT, release its idle assignments, and take a free place if one is left."""
+    with transaction.atomic():
+        hit = Hit.objects.select_for_update(skip_locked=True).filter(pk=hit_id).first()
+        if hit is None:
+            return None
+        hit.assignments.filter(status=Assignment.Status.ACTIVE, last_activity_at__lt=cutoff).update(
+            status=Assignment.Status.ABANDONED
+        )
+        if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
+            return None
+        try:
+            with transaction.atomic():
+                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator)
+        except IntegrityError:
+            return None

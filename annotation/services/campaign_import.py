@@ -1,0 +1,244 @@
+"""Import of campaign files (CONTRACT.md, "Campaign input"): JSON Lines, one source segment a line.
+
+The whole file is validated before anything is written, and the HITs are planned before
+anything is written too; then everything is stored in one transaction with bulk inserts.
+A bad file raises `CampaignFileError` listing line numbers and reasons, and changes nothing.
+"""
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
+from ..protocols import UnknownProtocol, get_protocol
+from .hit_builder import HitPlanError, OutputRef, check_hit_size
+
+MAX_REPORTED_ERRORS = 20
+BATCH = 5000
+
+
+class CampaignFileError(ValueError):
+    """The campaign file or the options are refused; `errors` lists (line, reason), line 0 = the file as a whole."""
+
+    def __init__(self, errors: list[tuple[int, str]]):
+        self.errors = errors
+        shown = errors[:MAX_REPORTED_ERRORS]
+        text = "; ".join(f"line {line}: {reason}" if line else reason for line, reason in shown)
+        if len(errors) > len(shown):
+            text += f"; and {len(errors) - len(shown)} more"
+        super().__init__(text)
+
+
+@dataclass
+class ParsedSegment:
+    line: int
+    doc_id: str
+    seg_id: int
+    source: str
+    reference: str
+    systems: dict[str, str]
+
+
+def _text(record: dict, key: str, required: bool, problems: list[str]) -> str:
+    value = record.get(key)
+    if value is None:
+        if required:
+            problems.append(f"missing field '{key}'")
+        return ""
+    if not isinstance(value, str):
+        problems.append(f"'{key}' must be a string")
+        return ""
+    if required and not value.strip():
+        problems.append(f"'{key}' is empty")
+    return value
+
+
+def _parse_record(record, requires_reference: bool) -> tuple[ParsedSegment | None, list[str]]:
+    problems: list[str] = []
+    if not isinstance(record, dict):
+        return None, ["each line must be a JSON object"]
+    doc_id = record.get("doc_id")
+    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+        doc_id = str(doc_id)
+    if doc_id is None:
+        problems.append("missing field 'doc_id'")
+    elif not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 200:
+        problems.append("'doc_id' must be a non-empty string of at most 200 characters")
+    seg_id = record.get("seg_id")
+    if seg_id is None:
+        problems.append("missing field 'seg_id'")
+    elif isinstance(seg_id, bool) or not isinstance(seg_id, int) or abs(seg_id) >= 2**31:
+        problems.append("'seg_id' must be an integer")
+    source = _text(record, "source", True, problems)
+    reference = _text(record, "reference", requires_reference, problems)
+    systems = record.get("systems")
+    if systems is None:
+        problems.append("missing field 'systems'")
+    elif not isinstance(systems, dict) or not systems:
+        problems.append("'systems' must be a non-empty object of system name to translation")
+    else:
+        for system, text in systems.items():
+            if not system.strip() or len(system) > 200:
+                problems.append(f"system name {system!r} must be non-empty and at most 200 characters")
+            elif not isinstance(text, str) or not text.strip():
+                problems.append(f"the translation of system '{system}' is empty or not a string")
+    if problems:
+        return None, problems
+    return ParsedSegment(0, doc_id, seg_id, source, reference, dict(systems)), []
+
+
+def parse_campaign_lines(lines: Iterable[bytes | str], requires_reference: bool) -> list[ParsedSegment]:
+    """Parse and validate a whole campaign file; raises CampaignFileError with every problem found."""
+    errors: list[tuple[int, str]] = []
+    segments: list[ParsedSegment] = []
+    first_line_of: dict[tuple[str, int], int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors.append((number, "not valid UTF-8"))
+                continue
+        if number == 1:
+            raw = raw.lstrip("\ufeff")
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            errors.append((number, f"invalid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        segment, problems = _parse_record(record, requires_reference)
+        if problems:
+            errors.extend((number, p) for p in problems)
+            continue
+        segment.line = number
+        key = (segment.doc_id, segment.seg_id)
+        if key in first_line_of:
+            errors.append((number, f"duplicate segment doc_id={key[0]!r} seg_id={key[1]} (first on line "
+                                   f"{first_line_of[key]})"))
+            continue
+        first_line_of[key] = number
+        segments.append(segment)
+    if not segments and not errors:
+        errors.append((0, "the file has no segments"))
+    all_systems = set().union(*(s.systems for s in segments)) if segments else set()
+    for segment in segments:
+        missing = all_systems.difference(segment.systems)
+        if missing:
+            errors.append((segment.line, f"segment lacks systems: {', '.join(sorted(missing))}"))
+    if errors:
+        errors.sort()
+        raise CampaignFileError(errors)
+    return segments
+
+
+def unique_slug(name: str) -> str:
+    base = slugify(name)[:200] or "campaign"
+    slug, n = base, 1
+    while Campaign.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+@dataclass
+class ImportResult:
+    campaign: Campaign
+    hits: int
+
+
+def import_campaign(
+    lines: Iterable[bytes | str],
+    *,
+    name: str,
+    protocol: str,
+    redundancy: int = 1,
+    seed: int | None = None,
+    hit_size: int = 100,
+    options: dict | None = None,
+    **settings,
+) -> ImportResult:
+    """Validate `lines`, plan the HITs, then store campaign, texts and HITs in one transaction."""
+    options = options or {}
+    errors: list[tuple[int, str]] = []
+    if not name or not name.strip():
+        errors.append((0, "the campaign needs a name"))
+    try:
+        spec = get_protocol(protocol)
+    except UnknownProtocol as exc:
+        raise CampaignFileError([(0, str(exc))]) from None
+    if not isinstance(redundancy, int) or redundancy < 1:
+        errors.append((0, "redundancy must be a positive integer"))
+    try:
+        check_hit_size(hit_size)
+    except HitPlanError as exc:
+        errors.append((0, str(exc)))
+    if errors:
+        raise CampaignFileError(errors)
+    segments = parse_campaign_lines(lines, spec.requires_reference)
+    system_names = sorted(segments[0].systems)
+    option_problems = spec.check_options(options, set(system_names))
+    if option_problems:
+        raise CampaignFileError([(0, p) for p in option_problems])
+
+    doc_order: dict[str, int] = {}
+    for segment in segments:
+        doc_order.setdefault(segment.doc_id, len(doc_order))
+    segments.sort(key=lambda s: (doc_order[s.doc_id], s.seg_id))
+    system_index = {name: i for i, name in enumerate(system_names)}
+    planned_outputs = [
+        OutputRef(id=len(system_names) * seg_index + system_index[system], segment_id=seg_index,
+                  system_id=system_index[system], text=segment.systems[system])
+        for seg_index, segment in enumerate(segments) for system in system_names
+    ]
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    try:
+        plans = spec.plan_hits(planned_outputs, {i: s.reference for i, s in enumerate(segments)}, hit_size, options,
+                               random.Random(seed))
+    except HitPlanError as exc:
+        raise CampaignFileError([(0, str(exc))]) from None
+
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
+            hit_size=hit_size, options=options, **settings,
+        )
+        docs = Document.objects.bulk_create(
+            [Document(campaign=campaign, doc_id=doc_id, position=pos) for doc_id, pos in doc_order.items()],
+            batch_size=BATCH,
+        )
+        doc_by_id = {d.doc_id: d for d in docs}
+        segment_rows = Segment.objects.bulk_create(
+            [Segment(campaign=campaign, document=doc_by_id[s.doc_id], seg_id=s.seg_id, source=s.source,
+                     reference=s.reference) for s in segments],
+            batch_size=BATCH,
+        )
+        system_rows = System.objects.bulk_create([System(campaign=campaign, name=n) for n in system_names])
+        output_rows = SystemOutput.objects.bulk_create(
+            [SystemOutput(campaign=campaign, segment=segment_rows[o.segment_id], system=system_rows[o.system_id],
+                          text=o.text) for o in planned_outputs],
+            batch_size=BATCH,
+        )
+        hits = Hit.objects.bulk_create(
+            [Hit(campaign=campaign, number=n + 1, size=len(items)) for n, items in enumerate(plans)], batch_size=BATCH
+        )
+        HitItem.objects.bulk_create(
+            (
+                HitItem(
+                    hit=hit, position=p.position, set_index=p.set_index, item_type=p.item_type,
+                    segment_id=None if p.segment_id is None else segment_rows[p.segment_id].pk,
+                    output_id=None if p.output_id is None else output_rows[p.output_id].pk,
+                    text=p.text, partner_position=p.partner_position, payload=p.payload,
+                )
+                for hit, items in zip(hits, plans, strict=False) for p in items
+            ),
+            batch_size=BATCH,
+        )
+    return ImportResult(campaign=campaign, hits=len(hits))

@@ -1,0 +1,52 @@
+"""The annotator JSON API: `GET|POST /api/hit/<token>/` (CONTRACT.md, "Annotators").
+
+Plain Django views rather than DRF: this is the hot path, and the token in the URL is the
+only credential (no cookies are involved, so there is nothing for CSRF to protect).
+"""
+import json
+
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from ..services import judging
+
+GONE = "you were idle too long and this HIT went to another worker; start again from the campaign link"
+MAX_BODY = 64 * 1024
+
+
+def _error(status: int, reason: str, **extra) -> JsonResponse:
+    return JsonResponse({"error": reason, **extra}, status=status)
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def hit_state(request, token: str):
+    if request.method == "GET":
+        assignment = judging.find_assignment(token)
+        if assignment is None:
+            return _error(404, "unknown HIT")
+        try:
+            return JsonResponse(judging.serve(assignment))
+        except judging.AssignmentGone:
+            return _error(410, GONE)
+    if len(request.body) > MAX_BODY:
+        return _error(400, "the body is too large")
+    try:
+        body = json.loads(request.body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _error(400, "the body must be JSON")
+    try:
+        answer = judging.submit(token, body)
+    except judging.JudgmentError as exc:
+        return _error(400, str(exc))
+    except judging.Conflict as exc:
+        assignment = judging.find_assignment(token)
+        return _error(409, str(exc), state=judging.state_of(assignment))
+    except judging.AssignmentGone:
+        return _error(410, GONE)
+    if answer is None:
+        return _error(404, "unknown HIT")
+    return JsonResponse(answer.state, status=answer.status)

@@ -1,0 +1,93 @@
+"""Server-rendered annotator pages: crowd entry, in-house list, the rating page."""
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from ..models import Assignment, Campaign
+from ..protocols.base import is_rtl
+from ..services import assignment as assigning
+
+
+def _message(request, title: str, text: str, status: int = 200):
+    return render(request, "annotation/message.html", {"title": title, "text": text}, status=status)
+
+
+def _open_campaign(slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug, analysis_only=False)
+    return campaign
+
+
+def _hand_out(request, campaign: Campaign, annotator):
+    if not campaign.accepts_annotators:
+        return _message(request, "Not open", "This campaign is not accepting annotators at the moment.", 403)
+    try:
+        assignment = assigning.assign(campaign, annotator)
+    except assigning.NoHitAvailable:
+        return _message(request, "Thank you", "There is no more work for you in this campaign right now.")
+    return redirect("annotation:hit", token=assignment.token)
+
+
+def crowd_start(request, slug: str):
+    """`/c/<slug>/start/?worker_id=W` (or PROLIFIC_PID, workerId): to the worker's HIT."""
+    campaign = _open_campaign(slug)
+    try:
+        worker = assigning.worker_from_query(request.GET)
+    except assigning.InvalidWorkerId as exc:
+        return _message(request, "Invalid worker id", str(exc), 400)
+    if worker is None:
+        return render(request, "annotation/start.html", {"campaign": campaign})
+    return _hand_out(request, campaign, assigning.crowd_annotator(*worker))
+
+
+def campaigns_for(user):
+    campaigns = Campaign.objects.filter(status=Campaign.Status.ACTIVE, analysis_only=False)
+    if user.is_staff:
+        return campaigns
+    return campaigns.filter(Q(in_house_annotators=user) | Q(in_house_annotators__isnull=True)).distinct()
+
+
+@login_required
+def annotate(request):
+    """In-house annotators' list of campaigns, with their progress."""
+    annotator = assigning.user_annotator(request.user)
+    campaigns = list(campaigns_for(request.user))
+    mine = {}
+    for a in Assignment.objects.filter(annotator=annotator, campaign__in=campaigns).select_related("hit"):
+        entry = mine.setdefault(a.campaign_id, {"done": 0, "active": None})
+        if a.status == Assignment.Status.COMPLETED:
+            entry["done"] += 1
+        elif a.status == Assignment.Status.ACTIVE:
+            entry["active"] = a
+    rows = [{"campaign": c, **mine.get(c.pk, {"done": 0, "active": None})} for c in campaigns]
+    return render(request, "annotation/annotate.html", {"rows": rows})
+
+
+@login_required
+@require_POST
+def annotate_start(request, slug: str):
+    campaign = _open_campaign(slug)
+    if not campaigns_for(request.user).filter(pk=campaign.pk).exists():
+        raise Http404
+    return _hand_out(request, campaign, assigning.user_annotator(request.user))
+
+
+def hit_page(request, token: str):
+    """The rating page; the screen then talks to the JSON API with the same token."""
+    assignment = get_object_or_404(Assignment.objects.select_related("campaign"), token=token)
+    campaign = assignment.campaign
+    if assignment.status == Assignment.Status.ABANDONED:
+        return _message(request, "HIT expired", "You were idle too long and this HIT went to another worker. "
+                        "Start again from the campaign link to get a new one.", 410)
+    protocol = campaign.protocol_spec
+    config = {
+        "api": f"/api/hit/{token}/",
+        "family": protocol.family,
+    }
+    return render(request, "annotation/hit.html", {
+        "campaign": campaign, "protocol": protocol, "config": config,
+        "target_dir": "rtl" if is_rtl(campaign.target_language) else "ltr",
+        "source_dir": "rtl" if is_rtl(campaign.source_language or "") else "ltr",
+        "statement": campaign.effective_statement,
+    })

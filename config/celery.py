@@ -1,0 +1,10 @@
+"""The Celery application; settings come from Django's (CELERY_ prefix)."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("mteval")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

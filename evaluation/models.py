@@ -1,0 +1,1 @@
+"""Result tables of the statistics (filled by the Celery tasks)."""

@@ -1,0 +1,53 @@
+"""Researcher API serializers."""
+from rest_framework import serializers
+
+from annotation.models import Campaign
+from annotation.protocols import protocol_choices
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    counts = serializers.SerializerMethodField()
+    results_computed_at = serializers.SerializerMethodField()
+    crowd_link = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "slug", "name", "protocol", "status", "analysis_only", "source_language", "target_language",
+            "statement", "redundancy", "seed", "hit_size", "qc_test", "qc_threshold", "hit_timeout_minutes",
+            "payment_per_hit", "options", "created_at", "counts", "results_computed_at", "crowd_link",
+        ]
+        read_only_fields = fields
+
+    def get_counts(self, campaign) -> dict:
+        return self.context["counts"][campaign.pk]
+
+    def get_results_computed_at(self, campaign):
+        return self.context.get("computed_at", {}).get(campaign.pk)
+
+    def get_crowd_link(self, campaign) -> str | None:
+        if campaign.analysis_only:
+            return None
+        request = self.context.get("request")
+        path = f"/c/{campaign.slug}/start/?worker_id="
+        return request.build_absolute_uri(path) if request else path
+
+
+class CampaignImportSerializer(serializers.Serializer):
+    """The fields of `POST /api/campaigns/` (multipart), as for `manage.py import_campaign`."""
+
+    file = serializers.FileField()
+    name = serializers.CharField(max_length=200)
+    protocol = serializers.ChoiceField(choices=[])
+    redundancy = serializers.IntegerField(min_value=1, max_value=1000, default=1)
+    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False)
+    hit_size = serializers.IntegerField(default=100)
+    source_language = serializers.CharField(max_length=16, required=False, allow_blank=True)
+    target_language = serializers.CharField(max_length=16, required=False)
+    statement = serializers.CharField(required=False, allow_blank=True)
+    systems = serializers.CharField(required=False, help_text="Pairwise: the two systems compared, 'A,B'.")
+    unit = serializers.ChoiceField(choices=["document", "sentence", "both"], required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["protocol"].choices = protocol_choices()

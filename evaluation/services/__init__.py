@@ -1,0 +1,1 @@
+"""Plain functions behind the evaluation views and tasks."""

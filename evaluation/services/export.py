@@ -1,0 +1,48 @@
+"""The streamed judgment export (CONTRACT.md, `GET /api/campaigns/<slug>/judgments/`)."""
+import csv
+import json
+from collections.abc import Iterator
+
+from annotation.models import Campaign, Judgment
+
+COLUMNS = ["worker", "hit", "position", "item_type", "system", "doc_id", "seg_id", "score", "choice", "ranks", "z",
+           "seconds", "created_at"]
+_FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__hit__number", "item__position",
+           "item__item_type", "item__output__system__name", "item__segment__document__doc_id",
+           "item__segment__seg_id", "score", "choice", "ranks", "seconds", "created_at"]
+
+
+def judgment_rows(campaign: Campaign, z_by_judgment: dict[int, float] | None = None) -> Iterator[dict]:
+    """Every judgment of the campaign as an export row, read in chunks (never all in memory)."""
+    z_by_judgment = z_by_judgment or {}
+    queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list("pk", *_FIELDS)
+    for (pk, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks, seconds,
+         created_at) in queryset.iterator(chunk_size=5000):
+        yield {
+            "worker": external_id or username, "hit": hit, "position": position + 1, "item_type": item_type,
+            "system": system, "doc_id": doc_id, "seg_id": seg_id, "score": score, "choice": choice or None,
+            "ranks": ranks, "z": z_by_judgment.get(pk), "seconds": seconds, "created_at": created_at.isoformat(),
+        }
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def as_csv(rows: Iterator[dict]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(COLUMNS)
+    for row in rows:
+        values = [row[c] for c in COLUMNS]
+        values[COLUMNS.index("ranks")] = json.dumps(row["ranks"]) if row["ranks"] is not None else ""
+        yield writer.writerow(["" if v is None else v for v in values])
+
+
+def as_json(rows: Iterator[dict]) -> Iterator[str]:
+    yield "["
+    first = True
+    for row in rows:
+        yield ("\n" if first else ",\n") + json.dumps(row, ensure_ascii=False)
+        first = False
+    yield "\n]\n"

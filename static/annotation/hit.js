@@ -1,0 +1,89 @@
+/* The HIT controller: fetches the current state, hands the item to the protocol's screen,
+   posts answers, and shows progress and the completion code. Screens register with
+   HitScreens.register(family, {show(item), focus()}) and call HitScreens.submit(answer). */
+(function () {
+  "use strict";
+  var config = JSON.parse(document.getElementById("hit-config").textContent);
+  var screens = {};
+  var current = null;
+  var busy = false;
+  var screenEl = document.getElementById("screen");
+  var doneEl = document.getElementById("done");
+  var statusEl = document.getElementById("status");
+
+  function setStatus(text, isError) {
+    statusEl.textContent = text || "";
+    statusEl.classList.toggle("error", !!isError);
+  }
+
+  function setProgress(position, total) {
+    document.getElementById("progress-text").textContent = position + " / " + total;
+    document.getElementById("progress-fill").style.width = (100 * (position - 1) / total) + "%";
+  }
+
+  function show(state) {
+    current = state;
+    if (state.done) {
+      screenEl.hidden = true;
+      doneEl.hidden = false;
+      document.getElementById("completion-code").textContent = state.completion_code;
+      setProgress(state.total + 1, state.total);
+      document.getElementById("progress-text").textContent = state.total + " / " + state.total;
+      return;
+    }
+    setProgress(state.position, state.total);
+    screenEl.hidden = false;
+    screens[config.family].show(state.item);
+    screens[config.family].focus();
+  }
+
+  function call(method, body) {
+    var options = {method: method, headers: {"Accept": "application/json"}, credentials: "omit", cache: "no-store"};
+    if (body !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(body);
+    }
+    return fetch(config.api, options).then(function (response) {
+      return response.json().then(function (data) { return {status: response.status, data: data}; });
+    });
+  }
+
+  function handle(result) {
+    if (result.status === 200 || result.status === 201) {
+      setStatus("");
+      show(result.data);
+    } else if (result.status === 409 && result.data.state) {
+      setStatus("");
+      show(result.data.state);
+    } else {
+      setStatus(result.data.error || "Something went wrong.", true);
+      if (result.status === 410) { screenEl.hidden = true; } else { unlock(); }
+    }
+  }
+
+  function unlock() {
+    var screen = screens[config.family];
+    if (screen && screen.unlock) { screen.unlock(); }
+  }
+
+  function submit(answer) {
+    if (busy || !current || current.done) { return; }
+    busy = true;
+    setStatus("Saving…");
+    var body = Object.assign({item: current.item.id}, answer);
+    call("POST", body).then(handle, function () {
+      setStatus("Could not reach the server. Your answer was not lost: press Submit again.", true);
+      unlock();
+    }).then(function () { busy = false; });
+  }
+
+  window.HitScreens = {
+    register: function (family, screen) { screens[family] = screen; },
+    submit: submit,
+    isBusy: function () { return busy; }
+  };
+
+  document.addEventListener("DOMContentLoaded", function () {
+    call("GET").then(handle, function () { setStatus("Could not reach the server. Reload the page.", true); });
+  });
+})();
