@@ -35,7 +35,9 @@ class Answer:
 
 
 def find_assignment(token: str, lock: bool = False) -> Assignment | None:
-    queryset = Assignment.objects.select_related("hit", "campaign")
+    # order_by(): the models' default orderings name related models, which would join their
+    # tables again and sort (and cost planning time) for what is a lookup by a unique key.
+    queryset = Assignment.objects.select_related("hit", "campaign").order_by()
     if lock:
         queryset = queryset.select_for_update(of=("self",))
     return queryset.filter(token=token).first()
@@ -53,7 +55,10 @@ def _item_state(assignment: Assignment, item: HitItem) -> dict:
 
 
 def _items_at(assignment: Assignment, positions: list[int]) -> dict[int, HitItem]:
-    items = HitItem.objects.select_related("segment", "output").filter(hit_id=assignment.hit_id, position__in=positions)
+    items = (
+        HitItem.objects.select_related("segment", "output")
+        .filter(hit_id=assignment.hit_id, position__in=positions).order_by()
+    )
     return {item.position: item for item in items}
 
 

@@ -34,6 +34,7 @@
   }
 
   track.addEventListener("pointerdown", function (event) {
+    if (event.button !== 0) { return; }
     dragging = true;
     track.setPointerCapture(event.pointerId);
     track.focus();
@@ -45,7 +46,7 @@
   track.addEventListener("pointercancel", function () { dragging = false; });
 
   var steps = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10};
-  track.addEventListener("keydown", function (event) {
+  function onSliderKey(event) {
     var start = value === null ? 50 : value;
     if (event.key in steps) {
       setValue(start + steps[event.key]);
@@ -57,7 +58,8 @@
       return;
     }
     event.preventDefault();
-  });
+  }
+  track.addEventListener("keydown", onSliderKey);
 
   function submit() {
     if (value !== null && !button.disabled) {
@@ -67,6 +69,9 @@
   }
   button.addEventListener("click", submit);
   document.addEventListener("keydown", function (event) {
+    if (event.target !== track && (event.target === document.body || event.target === button)) {
+      onSliderKey(event);  // slider keys work even after a click elsewhere took the focus
+    }
     if (event.key === "Enter" && !event.repeat) {
       event.preventDefault();
       submit();
