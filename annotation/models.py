@@ -147,6 +147,7 @@ class Hit(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
     number = models.PositiveIntegerField()
     size = models.PositiveSmallIntegerField()
+    external_id = models.CharField(max_length=100, blank=True, help_text="The HIT's id where it was collected.")
 
     class Meta:
         ordering = ["campaign", "number"]

@@ -152,6 +152,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+
+# Results: recomputed on their own after new judgments, at most one run per campaign in flight.
+RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
+RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
+RESULTS_LOCK_SECONDS = env.int("RESULTS_LOCK_SECONDS", default=600)
+
+# The cache holds the debounce flags, so it must be shared by web and worker processes: Redis
+# when a Redis broker is configured, else in-process memory (the single-process default).
+if CELERY_BROKER_URL.startswith("redis"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL)}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")
 

@@ -12,3 +12,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     import tempfile
 
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(tempfile.gettempdir(), f"mteval-test-{os.getpid()}.sqlite3")}  # noqa: F405
+
+# Tests run tasks in-process unless a test starts a real worker; nothing recomputes behind a test's back.
+CELERY_TASK_ALWAYS_EAGER = True
+RESULTS_AUTO_RECOMPUTE = False

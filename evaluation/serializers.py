@@ -4,6 +4,8 @@ from rest_framework import serializers
 from annotation.models import Campaign
 from annotation.protocols import protocol_choices
 
+from .models import CampaignResults, SystemResult, WorkerResult
+
 
 class CampaignSerializer(serializers.ModelSerializer):
     counts = serializers.SerializerMethodField()
@@ -23,7 +25,10 @@ class CampaignSerializer(serializers.ModelSerializer):
         return self.context["counts"][campaign.pk]
 
     def get_results_computed_at(self, campaign):
-        return self.context.get("computed_at", {}).get(campaign.pk)
+        try:
+            return campaign.results.computed_at
+        except CampaignResults.DoesNotExist:
+            return None
 
     def get_crowd_link(self, campaign) -> str | None:
         if campaign.analysis_only:
@@ -51,3 +56,17 @@ class CampaignImportSerializer(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["protocol"].choices = protocol_choices()
+
+
+class WorkerResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WorkerResult
+        fields = ["worker", "hits", "judgments", "pairs", "test", "p_value", "reliable", "mean_seconds", "mean_raw",
+                  "sd_raw", "constant", "repeat_pairs", "assumption_a_p", "assumption_a_holds"]
+
+
+class SystemResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SystemResult
+        fields = ["system", "is_reference", "translations", "judgments", "mean_raw", "mean_z", "raw_low", "raw_high",
+                  "z_low", "z_high", "rank", "cluster"]

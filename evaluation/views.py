@@ -1,6 +1,5 @@
 """The researcher REST API (CONTRACT.md, "Researcher API")."""
 from django.http import StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
@@ -11,12 +10,17 @@ from rest_framework.response import Response
 from annotation.models import Campaign
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 
-from .serializers import CampaignImportSerializer, CampaignSerializer
+from .models import CampaignResults, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
+from .serializers import CampaignImportSerializer, CampaignSerializer, SystemResultSerializer, WorkerResultSerializer
 from .services.export import as_csv, as_json, judgment_rows
 from .services.progress import campaign_counts
+from .services.results_read import CalibrationError, calibration, freshness, z_lookup
+from .tasks import compute_campaign_results
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})
+WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
+                                     description="Reliable workers only (METHODS.md §4), or everyone.")
 
 
 def file_error_response(exc: CampaignFileError) -> Response:
@@ -24,10 +28,15 @@ def file_error_response(exc: CampaignFileError) -> Response:
                     status=status.HTTP_400_BAD_REQUEST)
 
 
-class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Campaigns with their settings, progress counts and when results were last computed."""
+def bad_request(detail: str) -> Response:
+    return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
 
-    queryset = Campaign.objects.all().order_by("-created_at")
+
+class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Campaigns with their settings, progress counts and results."""
+
+    queryset = (Campaign.objects.select_related("results")
+                .defer("results__translations", "results__agreement", "results__summary").order_by("-created_at"))
     serializer_class = CampaignSerializer
     lookup_field = "slug"
     parser_classes = [MultiPartParser, FormParser]
@@ -50,6 +59,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         self._page_objects = [campaign]
         return campaign
 
+    def _workers_filter(self, request) -> str | None:
+        value = request.query_params.get("workers", WorkerFilter.RELIABLE)
+        return value if value in WorkerFilter.values else None
+
     @extend_schema(request={"multipart/form-data": CampaignImportSerializer}, responses={201: ImportAnswer})
     def create(self, request):
         """Import a campaign file (JSON Lines) and build its HITs."""
@@ -68,21 +81,95 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "hits": result.hits}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=["csv", "json"], default="csv")],
-        responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT},
-    )
+    @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()})})
+    @action(detail=True, methods=["post"])
+    def compute(self, request, slug=None):
+        """Queue the statistics for this campaign on the Celery workers."""
+        campaign = self.get_object()
+        task = compute_campaign_results.apply_async((campaign.pk,))
+        return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json"], default="csv")],
+                   responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def judgments(self, request, slug=None):
-        """Every judgment of the campaign, streamed as CSV (default) or a JSON array."""
-        campaign = get_object_or_404(Campaign, slug=slug)
+        """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores."""
+        campaign = self.get_object()
         fmt = request.query_params.get("format", "csv")
         if fmt not in ("csv", "json"):
-            return Response({"detail": "format must be csv or json"}, status=status.HTTP_400_BAD_REQUEST)
-        rows = judgment_rows(campaign)
+            return bad_request("format must be csv or json")
+        rows = judgment_rows(campaign, z_lookup(campaign))
         if fmt == "json":
-            response = StreamingHttpResponse(as_json(rows), content_type="application/json")
-        else:
-            response = StreamingHttpResponse(as_csv(rows), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
+            return StreamingHttpResponse(as_json(rows), content_type="application/json")
+        response = StreamingHttpResponse(as_csv(rows), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
         return response
+
+    @extend_schema(responses=WorkerResultSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def workers(self, request, slug=None):
+        """Per worker: HITs, judgments, quality-control pairs, p-value, reliable, mean seconds (METHODS.md §4)."""
+        campaign = self.get_object()
+        rows = WorkerResult.objects.filter(campaign=campaign).order_by("worker")
+        return Response({**freshness(campaign), "results": WorkerResultSerializer(rows, many=True).data})
+
+    @extend_schema(parameters=[WORKERS_PARAMETER], responses=SystemResultSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def systems(self, request, slug=None):
+        """Per system: translations, judgments, mean raw and z with 95 % intervals, rank and cluster (§5)."""
+        campaign = self.get_object()
+        workers = self._workers_filter(request)
+        if workers is None:
+            return bad_request("workers must be reliable or all")
+        rows = SystemResult.objects.filter(campaign=campaign, workers=workers).order_by("rank", "system")
+        return Response({**freshness(campaign), "workers": workers,
+                         "results": SystemResultSerializer(rows, many=True).data})
+
+    @extend_schema(parameters=[WORKERS_PARAMETER], responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def significance(self, request, slug=None):
+        """One-sided Wilcoxon rank-sum p-values between systems, in rank order; p[i][j]: i better than j."""
+        campaign = self.get_object()
+        workers = self._workers_filter(request)
+        if workers is None:
+            return bad_request("workers must be reliable or all")
+        matrix = SignificanceResult.objects.filter(campaign=campaign, workers=workers).first()
+        body = {"systems": matrix.systems, "p_values": matrix.p_values, "stars": matrix.stars} if matrix else {
+            "systems": [], "p_values": [], "stars": []}
+        return Response({**freshness(campaign), "workers": workers, **body})
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def agreement(self, request, slug=None):
+        """Ask-again differences and Cohen's kappas, same and distinct judges; Assumption A (§4, §6)."""
+        campaign = self.get_object()
+        header = CampaignResults.objects.filter(campaign=campaign).first()
+        return Response({**freshness(campaign), "agreement": header.agreement if header else {},
+                         "summary": header.summary if header else {}})
+
+    @extend_schema(parameters=[
+        OpenApiParameter("against", str, required=True, description="Slug of the campaign on the old test set."),
+        OpenApiParameter("benchmark", str, required=True, description="The system run on both test sets."),
+        OpenApiParameter("system", str, description="System of this campaign (default: its top-ranked)."),
+        OpenApiParameter("against_system", str, description="System of the old campaign (default: its top)."),
+        WORKERS_PARAMETER], responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def calibration(self, request, slug=None):
+        """Test-set difficulty calibration against an older campaign sharing a benchmark system (000 §4)."""
+        campaign = self.get_object()
+        params = request.query_params
+        workers = self._workers_filter(request)
+        old = Campaign.objects.filter(slug=params.get("against", "")).first()
+        if old is None or workers is None or not params.get("benchmark"):
+            return bad_request("give against=<campaign slug>, benchmark=<system> and workers=reliable|all")
+
+        def top(c):
+            row = SystemResult.objects.filter(campaign=c, workers=workers, is_reference=False).exclude(
+                system=params["benchmark"]).order_by("rank").first()
+            return row.system if row else ""
+        try:
+            body = calibration(campaign, old, params["benchmark"], params.get("system") or top(campaign),
+                               params.get("against_system") or top(old), workers)
+        except CalibrationError as exc:
+            return bad_request(str(exc))
+        return Response(body)

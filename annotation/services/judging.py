@@ -35,12 +35,13 @@ class Answer:
 
 
 def find_assignment(token: str, lock: bool = False) -> Assignment | None:
-    # order_by(): the models' default orderings name related models, which would join their
-    # tables again and sort (and cost planning time) for what is a lookup by a unique key.
+    # A lookup by a unique key: no ORDER BY. The models' default orderings name related models
+    # (joined again, sorted, planned on every request), and first() would order by pk.
     queryset = Assignment.objects.select_related("hit", "campaign").order_by()
     if lock:
         queryset = queryset.select_for_update(of=("self",))
-    return queryset.filter(token=token).first()
+    found = list(queryset.filter(token=token)[:1])
+    return found[0] if found else None
 
 
 def _done_state(assignment: Assignment) -> dict:

@@ -12,16 +12,23 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
            "item__segment__seg_id", "score", "choice", "ranks", "seconds", "created_at"]
 
 
-def judgment_rows(campaign: Campaign, z_by_judgment: dict[int, float] | None = None) -> Iterator[dict]:
-    """Every judgment of the campaign as an export row, read in chunks (never all in memory)."""
-    z_by_judgment = z_by_judgment or {}
-    queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list("pk", *_FIELDS)
-    for (pk, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks, seconds,
-         created_at) in queryset.iterator(chunk_size=5000):
+def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
+                  ) -> Iterator[dict]:
+    """Every judgment of the campaign as an export row, read in chunks (never all in memory).
+
+    `standardise` maps an annotator id to the (mean, sample sd) of their scores; z is
+    (score − mean) / sd (METHODS.md §5), empty where the results have none.
+    """
+    standardise = standardise or {}
+    queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list("annotator_id", *_FIELDS)
+    for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
+         seconds, created_at) in queryset.iterator(chunk_size=5000):
+        mean_sd = standardise.get(annotator_id)
+        z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
         yield {
             "worker": external_id or username, "hit": hit, "position": position + 1, "item_type": item_type,
             "system": system, "doc_id": doc_id, "seg_id": seg_id, "score": score, "choice": choice or None,
-            "ranks": ranks, "z": z_by_judgment.get(pk), "seconds": seconds, "created_at": created_at.isoformat(),
+            "ranks": ranks, "z": z, "seconds": seconds, "created_at": created_at.isoformat(),
         }
 
 

@@ -1,0 +1,33 @@
+"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B]` (CONTRACT.md)."""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.services.campaign_import import CampaignFileError
+from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
+
+
+class Command(BaseCommand):
+    help = "Import judgments collected elsewhere into an analysis-only campaign; prints {campaign, judgments}."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--format", required=True, choices=sorted(JUDGMENT_FORMATS))
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--protocol", help="The protocol the judgments were made with (wmt-da: adequacy).")
+        parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
+
+    def handle(self, *args, **opts):
+        options = {}
+        if opts["protocol"]:
+            options["protocol"] = opts["protocol"]
+        if opts["systems"]:
+            options["systems"] = [s.strip() for s in opts["systems"].split(",") if s.strip()]
+        try:
+            with open(opts["file"], "rb") as handle:
+                result = import_judgments(handle, fmt=opts["format"], name=opts["name"], **options)
+        except OSError as exc:
+            raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
+        except (CampaignFileError, TypeError) as exc:
+            raise CommandError(f"refused {opts['file']}: {exc}") from None
+        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "judgments": result.judgments}))

@@ -1,0 +1,194 @@
+"""Import of judgments collected elsewhere into analysis-only campaigns (CONTRACT.md,
+"Judgments collected elsewhere"), so published evaluations can be re-analysed with the
+same statistics and API. The whole file is validated first; then everything is written in
+one transaction with bulk inserts (COPY on PostgreSQL).
+
+Formats are registered in `JUDGMENT_FORMATS`: a parser from lines to `ParsedJudgments`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import (
+    Annotator,
+    Assignment,
+    Campaign,
+    Document,
+    Hit,
+    HitItem,
+    Judgment,
+    Segment,
+    System,
+    SystemOutput,
+    new_token,
+)
+from ..protocols import UnknownProtocol, get_protocol
+from .bulk import insert
+from .campaign_import import CampaignFileError, unique_slug
+
+WMT_DA_HEADER = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
+                 "score", "time"]
+WMT_DA_TYPES = {"SYSTEM": "system", "REPEAT": "repeat", "REF": "reference", "BAD_REF": "bad_ref"}
+_SPACES = re.compile(r"[ \t]+")
+
+
+@dataclass
+class JudgmentRow:
+    hit: str
+    worker: str
+    item_type: str
+    system: str | None
+    segment: int
+    score: float | None = None
+    seconds: float | None = None
+    choice: str = ""
+    payload: dict = field(default_factory=dict)
+
+
+@dataclass
+class ParsedJudgments:
+    rows: list[JudgmentRow]
+    protocol: str
+    source_language: str = ""
+    target_language: str = ""
+
+
+def _number(text: str, what: str, low: float | None = None, high: float | None = None) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{what} must be a number, not {text!r}") from None
+    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must lie between {low:g} and {high:g}, not {text}")
+    return value
+
+
+def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> ParsedJudgments:
+    """WMT's published DA layout: a header line, then one judgment per line, fields separated by tabs or spaces."""
+    errors: list[tuple[int, str]] = []
+    rows: list[JudgmentRow] = []
+    languages = ("", "")
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors.append((number, "not valid UTF-8"))
+                continue
+        fields = _SPACES.split(raw.strip().lstrip("\ufeff"))
+        if number == 1:
+            if fields != WMT_DA_HEADER:
+                errors.append((1, "the header must be: " + " ".join(WMT_DA_HEADER)))
+                break
+            continue
+        if fields == [""]:
+            continue
+        if len(fields) != len(WMT_DA_HEADER):
+            errors.append((number, f"expected {len(WMT_DA_HEADER)} fields, found {len(fields)}"))
+            continue
+        record = dict(zip(WMT_DA_HEADER, fields, strict=True))
+        try:
+            item_type = WMT_DA_TYPES.get(record["type"])
+            if item_type is None:
+                raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type']!r}")
+            if not re.fullmatch(r"-?\d+", record["sid"]):
+                raise ValueError(f"sid must be an integer, not {record['sid']!r}")
+            rows.append(JudgmentRow(
+                hit=record["HITId"], worker=record["WorkerId"], item_type=item_type,
+                system=None if item_type == "reference" else record["sys_id"], segment=int(record["sid"]),
+                score=_number(record["score"], "score", 0, 100), seconds=_number(record["time"], "time", 0, 1e7),
+            ))
+            languages = languages if languages[0] else (record["Input.src"], record["Input.trg"])
+        except ValueError as exc:
+            errors.append((number, str(exc)))
+    if not rows and not errors:
+        errors.append((0, "the file has no judgments"))
+    if errors:
+        raise CampaignFileError(errors)
+    return ParsedJudgments(rows=rows, protocol=protocol, source_language=languages[0][:16],
+                           target_language=languages[1][:16])
+
+
+JUDGMENT_FORMATS: dict[str, Callable[..., ParsedJudgments]] = {"wmt-da": parse_wmt_da}
+
+
+@dataclass
+class JudgmentImportResult:
+    campaign: Campaign
+    judgments: int
+
+
+def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, **format_options) -> JudgmentImportResult:
+    """Validate a file of external judgments and store it as an analysis-only campaign."""
+    parser = JUDGMENT_FORMATS.get(fmt)
+    if parser is None:
+        raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
+    if not name or not name.strip():
+        raise CampaignFileError([(0, "the campaign needs a name")])
+    parsed = parser(lines, **format_options)
+    try:
+        get_protocol(parsed.protocol)
+    except UnknownProtocol as exc:
+        raise CampaignFileError([(0, str(exc))]) from None
+    with transaction.atomic():
+        return _store(parsed, name.strip())
+
+
+def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
+    now = timezone.now()
+    rows = parsed.rows
+    campaign = Campaign.objects.create(
+        name=name, slug=unique_slug(name), protocol=parsed.protocol, analysis_only=True,
+        status=Campaign.Status.CLOSED, source_language=parsed.source_language,
+        target_language=parsed.target_language or "en", hit_size=100,
+    )
+    document = Document.objects.create(campaign=campaign, doc_id="imported", position=0)
+    segment_numbers = sorted({r.segment for r in rows})
+    segment_ids = dict(zip(segment_numbers, insert(Segment, ["campaign_id", "document_id", "seg_id", "source",
+                                                             "reference"],
+                                                   [(campaign.pk, document.pk, s, "", "") for s in segment_numbers]),
+                           strict=True))
+    system_names = sorted({r.system for r in rows if r.system is not None})
+    system_ids = {s.name: s.pk for s in System.objects.bulk_create([System(campaign=campaign, name=n)
+                                                                    for n in system_names])}
+    output_keys = sorted({(r.system, r.segment) for r in rows if r.system is not None})
+    output_ids = dict(zip(output_keys, insert(SystemOutput, ["campaign_id", "segment_id", "system_id", "text"],
+                                              [(campaign.pk, segment_ids[seg], system_ids[sys], "")
+                                               for sys, seg in output_keys]), strict=True))
+    workers = sorted({r.worker for r in rows})
+    known = dict(Annotator.objects.filter(external_id__in=workers).values_list("external_id", "pk"))
+    new = [w for w in workers if w not in known]
+    Annotator.objects.bulk_create([Annotator(external_id=w, source="imported") for w in new], batch_size=5000)
+    known.update(Annotator.objects.filter(external_id__in=new).values_list("external_id", "pk"))
+
+    # One HIT (and assignment) per HIT id and worker: items are listed per worker in these files.
+    groups: dict[tuple[str, str], list[JudgmentRow]] = {}
+    for row in rows:
+        groups.setdefault((row.hit, row.worker), []).append(row)
+    keys = list(groups)
+    hit_ids = insert(Hit, ["campaign_id", "number", "size", "external_id"],
+                     [(campaign.pk, n + 1, len(groups[k]), k[0][:100]) for n, k in enumerate(keys)])
+    assignment_ids = insert(Assignment, ["campaign_id", "hit_id", "annotator_id", "token", "status", "position",
+                                         "started_at", "last_activity_at", "completed_at", "completion_code"],
+                            [(campaign.pk, hit_id, known[k[1]], new_token(), Assignment.Status.COMPLETED,
+                              len(groups[k]), now, now, now, "") for hit_id, k in zip(hit_ids, keys, strict=True)])
+    item_rows, judgment_rows = [], []
+    for hit_id, assignment_id, key in zip(hit_ids, assignment_ids, keys, strict=True):
+        for position, row in enumerate(groups[key]):
+            output = output_ids[(row.system, row.segment)] if row.system is not None else None
+            item_rows.append((hit_id, position, position // 10, row.item_type, segment_ids[row.segment], output,
+                              "", row.payload))
+            judgment_rows.append((campaign.pk, assignment_id, known[key[1]], row.score, row.choice, row.seconds,
+                                  now))
+    item_ids = insert(HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
+                                "payload"], item_rows)
+    insert(Judgment, ["campaign_id", "assignment_id", "annotator_id", "item_id", "score", "choice", "seconds",
+                      "created_at"],
+           [(*j[:3], item_id, *j[3:]) for j, item_id in zip(judgment_rows, item_ids, strict=True)])
+    return JudgmentImportResult(campaign=campaign, judgments=len(rows))

@@ -1,0 +1,189 @@
+"""The Direct Assessment analysis of one campaign, from judgment arrays to results (METHODS.md §4-§6).
+
+Pure numpy glue around `evaluation.stats` (no Django): the task loads the arrays, calls
+`analyse`, and stores what it returns. Quality-control pairs are matched here: a bad
+reference or a repeat pairs with the system-output judgment of the same assignment (one
+worker, one HIT) and the same system output — the WMT scripts' (worker, HIT, system,
+segment) key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaluation import stats
+
+SYSTEM, BAD_REF, REPEAT, REFERENCE = 0, 1, 2, 3
+ITEM_CODES = {"system": SYSTEM, "bad_ref": BAD_REF, "repeat": REPEAT, "reference": REFERENCE}
+HUMAN_REFERENCE = "human reference"
+APPRAISE_THRESHOLD = 0.01
+KAPPA_BINS = (5, 4, 2)
+
+
+@dataclass
+class DAJudgments:
+    """One row per scored judgment. `system` and `output` are -1 for reference items."""
+
+    judgment_id: np.ndarray
+    annotator_id: np.ndarray
+    assignment: np.ndarray
+    item_type: np.ndarray
+    system: np.ndarray
+    segment: np.ndarray
+    output: np.ndarray
+    score: np.ndarray
+    seconds: np.ndarray
+    system_names: list[str]
+
+    def __len__(self) -> int:
+        return int(self.score.size)
+
+
+@dataclass
+class SystemTable:
+    names: list[str]
+    is_reference: np.ndarray
+    scores: stats.SystemScores
+    significance: stats.Significance
+    clusters: stats.Clusters
+
+
+@dataclass
+class DAAnalysis:
+    annotator_ids: np.ndarray
+    hits: np.ndarray
+    judgments: np.ndarray
+    mean_seconds: np.ndarray
+    z: stats.ZScores
+    test: str
+    p_value: np.ndarray
+    pairs: np.ndarray
+    reliable: np.ndarray
+    assumption_a: stats.AssumptionAResult
+    repeat_pairs: np.ndarray
+    systems: dict[str, SystemTable] = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+    agreement: dict = field(default_factory=dict)
+
+
+def match_pairs(data: DAJudgments, kind: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of `kind` (bad reference or repeat) and the rows of the system outputs they pair with."""
+    _, output_code = np.unique(data.output, return_inverse=True)
+    key = data.assignment.astype(np.int64) * (int(output_code.max(initial=0)) + 1) + output_code
+    system_rows = np.flatnonzero(data.item_type == SYSTEM)
+    kind_rows = np.flatnonzero(data.item_type == kind)
+    order = np.argsort(key[system_rows], kind="stable")
+    sorted_keys = key[system_rows][order]
+    at = np.searchsorted(sorted_keys, key[kind_rows])
+    found = at < sorted_keys.size
+    found[found] = sorted_keys[at[found]] == key[kind_rows][found]
+    return kind_rows[found], system_rows[order[at[found]]]
+
+
+def _reliability(test: str, worker, score, z, bad, bad_orig, rep, rep_orig, n_workers: int, threshold: float):
+    """(p, pairs used, reliable) per worker with the campaign's test (METHODS.md §4)."""
+    if test in ("paired-t", "wilcoxon"):
+        r = stats.reliability(worker[bad], score[bad], score[bad_orig], n_workers, test=test, threshold=threshold)
+        return r.p, r.n_pairs, r.reliable
+    if test in ("welch", "mann-whitney"):
+        r = stats.reliability_welch(worker[rep], score[rep], score[rep_orig], worker[bad], score[bad],
+                                    score[bad_orig], n_workers, test=test, threshold=threshold)
+        return r.p, r.n_repeat_pairs + r.n_bad_pairs, r.reliable
+    if test == "appraise":
+        rows = np.concatenate([bad, bad_orig])
+        pair = np.concatenate([np.arange(bad.size), np.arange(bad.size)])
+        is_bad = np.concatenate([np.ones(bad.size, bool), np.zeros(bad.size, bool)])
+        r = stats.reliability_appraise(worker[rows], pair, is_bad, score[rows], n_workers, max(bad.size, 1),
+                                       threshold=APPRAISE_THRESHOLD)
+        return r.p, r.n_pairs, r.reliable
+    raise ValueError(f"unknown reliability test {test!r}")
+
+
+def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_reference: bool) -> SystemTable:
+    names = list(data.system_names)
+    system = data.system[rows]
+    if with_reference:
+        system = np.where(data.item_type[rows] == REFERENCE, len(names), system)
+        names.append(HUMAN_REFERENCE)
+    _, segment = np.unique(data.segment[rows], return_inverse=True)
+    scores = stats.system_scores(system, segment, data.score[rows], z[rows], len(names))
+    finite = np.isfinite(scores.translation_z)
+    significance = stats.significance(scores.translation_system[finite], scores.translation_z[finite], len(names))
+    clusters = stats.clusters(scores.mean_z, significance.p)
+    is_reference = np.zeros(len(names), bool)
+    if with_reference:
+        is_reference[-1] = True
+    return SystemTable(names, is_reference, scores, significance, clusters)
+
+
+def _kappas(a_raw, b_raw, a_z, b_z, all_z) -> dict:
+    out = {"raw": {}, "z": {}}
+    for k in KAPPA_BINS:
+        out["raw"][str(k)] = stats.cohen_kappa(stats.bin_equal_width(a_raw, k), stats.bin_equal_width(b_raw, k),
+                                               n_categories=k).kappa
+        ok = np.isfinite(a_z) & np.isfinite(b_z)
+        out["z"][str(k)] = stats.cohen_kappa(stats.bin_percentile(a_z[ok], k, reference=all_z),
+                                             stats.bin_percentile(b_z[ok], k, reference=all_z), n_categories=k).kappa
+    return out
+
+
+def _agreement(data: DAJudgments, worker, z, rep, rep_orig) -> dict:
+    """Ask-again differences and kappas, same judge and distinct judges (METHODS.md §6, 001 §6)."""
+    all_z = z[np.isfinite(z)]
+    same = stats.score_differences(data.score[rep_orig], data.score[rep])
+    result = {"intra": {"pairs": same.n, "mean_abs_diff": same.mean, "sd_abs_diff": same.sd,
+                        "kappa": _kappas(data.score[rep_orig], data.score[rep], z[rep_orig], z[rep], all_z)}}
+    # Distinct judges: the first two system-output judgments of each output by two different workers.
+    rows = np.flatnonzero(data.item_type == SYSTEM)
+    rows = rows[np.lexsort((data.judgment_id[rows], data.output[rows]))]
+    starts = np.flatnonzero(np.r_[True, data.output[rows][1:] != data.output[rows][:-1]])
+    starts = starts[starts + 1 < rows.size]
+    first, second = rows[starts], rows[starts + 1]
+    keep = (data.output[first] == data.output[second]) & (worker[first] != worker[second])
+    first, second = first[keep], second[keep]
+    other = stats.score_differences(data.score[first], data.score[second])
+    result["inter"] = {"pairs": other.n, "mean_abs_diff": other.mean, "sd_abs_diff": other.sd,
+                       "kappa": _kappas(data.score[first], data.score[second], z[first], z[second], all_z)}
+    return result
+
+
+def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05,
+            reference_as_system: bool = False) -> DAAnalysis:
+    """Reliability, z-scores, system rankings with and without filtering, agreement."""
+    annotator_ids, worker = np.unique(data.annotator_id, return_inverse=True)
+    n_workers = annotator_ids.size
+    z = stats.standardise(worker, data.score, n_workers)
+    bad, bad_orig = match_pairs(data, BAD_REF)
+    rep, rep_orig = match_pairs(data, REPEAT)
+    p, pairs, reliable = _reliability(test, worker, data.score, z.z, bad, bad_orig, rep, rep_orig, n_workers,
+                                      threshold)
+    reliable = reliable & ~z.constant
+    assumption = stats.assumption_a(worker[rep], data.score[rep_orig], data.score[rep], n_workers)
+    _, hit_worker = np.unique(data.assignment, return_index=True)
+    hits = np.bincount(worker[hit_worker], minlength=n_workers)
+    seconds_ok = np.isfinite(data.seconds)
+    seconds_n = np.bincount(worker[seconds_ok], minlength=n_workers)
+    seconds_sum = np.bincount(worker[seconds_ok], weights=data.seconds[seconds_ok], minlength=n_workers)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_seconds = np.where(seconds_n > 0, seconds_sum / np.maximum(seconds_n, 1), np.nan)
+
+    analysis = DAAnalysis(
+        annotator_ids=annotator_ids, hits=hits, judgments=np.bincount(worker, minlength=n_workers),
+        mean_seconds=mean_seconds, z=z, test=test, p_value=p, pairs=pairs, reliable=reliable,
+        assumption_a=assumption, repeat_pairs=np.bincount(worker[rep], minlength=n_workers),
+    )
+    counted = np.isin(data.item_type, [SYSTEM, REPEAT, REFERENCE] if reference_as_system else [SYSTEM, REPEAT])
+    analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system)
+    analysis.systems["reliable"] = _system_table(data, z.z, np.flatnonzero(counted & reliable[worker]),
+                                                 reference_as_system)
+    share = stats.assumption_a_share(assumption, reliable)
+    analysis.summary = {
+        "workers": int(n_workers), "reliable_workers": int(reliable.sum()),
+        "constant_workers": int(z.constant.sum()), "test": test,
+        "threshold": APPRAISE_THRESHOLD if test == "appraise" else threshold,
+        "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
+        "assumption_a": {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in share.items()},
+    }
+    analysis.agreement = _agreement(data, worker, z.z, rep, rep_orig)
+    return analysis

@@ -1,0 +1,142 @@
+"""Load a DA campaign's judgments into arrays (one query), analyse, and store the results (one transaction)."""
+from __future__ import annotations
+
+import io
+import math
+import time
+
+import numpy as np
+from django.db import connection, transaction
+from django.db.models import Case, IntegerField, Max, Value, When
+from django.utils import timezone
+
+from annotation.models import Annotator, Campaign, Judgment, System
+
+from ..models import CampaignResults, SignificanceResult, SystemResult, WorkerResult
+from .da_pipeline import ITEM_CODES, DAAnalysis, DAJudgments, analyse
+
+
+def jsonable(value):
+    """NaN and infinities become None, numpy scalars plain numbers, recursively."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _number(value):
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def load_judgments(campaign: Campaign) -> DAJudgments:
+    """Every scored judgment of the campaign as arrays, with a single query (no model objects)."""
+    item_code = Case(*[When(item__item_type=name, then=Value(code)) for name, code in ITEM_CODES.items()],
+                     default=Value(-1), output_field=IntegerField())
+    queryset = (
+        Judgment.objects.filter(campaign=campaign, score__isnull=False)
+        .annotate(item_code=item_code)
+        .order_by()
+        .values_list("id", "annotator_id", "assignment_id", "item_code", "item__output__system_id",
+                     "item__segment_id", "item__output_id", "score", "seconds")
+    )
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    table = np.array(rows, dtype=np.float64).reshape(-1, 9) if rows else np.empty((0, 9))
+    systems = dict(System.objects.filter(campaign=campaign).values_list("id", "name"))
+    system_ids = np.array(sorted(systems), dtype=np.float64)
+    raw_system = table[:, 4]
+    system_code = np.full(raw_system.shape, -1, dtype=np.int64)
+    known = np.isfinite(raw_system)
+    system_code[known] = np.searchsorted(system_ids, raw_system[known])
+    ints = np.nan_to_num(table[:, :7], nan=-1).astype(np.int64)
+    return DAJudgments(
+        judgment_id=ints[:, 0], annotator_id=ints[:, 1], assignment=ints[:, 2], item_type=ints[:, 3],
+        system=system_code, segment=ints[:, 5], output=ints[:, 6], score=table[:, 7], seconds=table[:, 8],
+        system_names=[systems[int(i)] for i in system_ids],
+    )
+
+
+def _translations_blob(analysis: DAAnalysis) -> bytes:
+    buffer = io.BytesIO()
+    arrays = {}
+    for workers, table in analysis.systems.items():
+        arrays[f"{workers}_names"] = np.array(table.names)
+        arrays[f"{workers}_system"] = table.scores.translation_system
+        arrays[f"{workers}_raw"] = table.scores.translation_raw
+        arrays[f"{workers}_z"] = table.scores.translation_z
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgment_id: int, seconds: float):
+    """Replace the campaign's results in one transaction: readers see the old or the new, never a mix."""
+    labels = {a.pk: a.label for a in Annotator.objects.filter(pk__in=analysis.annotator_ids.tolist())
+              .select_related("user")}
+    assumption = analysis.assumption_a
+    workers = [
+        WorkerResult(
+            campaign=campaign, annotator_id=int(aid), worker=labels.get(int(aid), str(aid)),
+            hits=int(analysis.hits[w]), judgments=int(analysis.judgments[w]), pairs=int(analysis.pairs[w]),
+            test=analysis.test, p_value=_number(analysis.p_value[w]), reliable=bool(analysis.reliable[w]),
+            mean_seconds=_number(analysis.mean_seconds[w]), mean_raw=_number(analysis.z.mean[w]),
+            sd_raw=_number(analysis.z.sd[w]), constant=bool(analysis.z.constant[w]),
+            repeat_pairs=int(analysis.repeat_pairs[w]), assumption_a_p=_number(assumption.p[w]),
+            assumption_a_holds=bool(assumption.holds[w]) if assumption.determined[w] else None,
+        )
+        for w, aid in enumerate(analysis.annotator_ids)
+    ]
+    systems, matrices = [], []
+    for filter_name, table in analysis.systems.items():
+        s, c = table.scores, table.clusters
+        for code, name in enumerate(table.names):
+            if s.n_judgments[code] == 0:
+                continue
+            systems.append(SystemResult(
+                campaign=campaign, workers=filter_name, system=name, is_reference=bool(table.is_reference[code]),
+                translations=int(s.n_segments[code]), judgments=int(s.n_judgments[code]),
+                mean_raw=_number(s.mean_raw[code]), mean_z=_number(s.mean_z[code]),
+                raw_low=_number(s.raw_ci_low[code]), raw_high=_number(s.raw_ci_high[code]),
+                z_low=_number(s.z_ci_low[code]), z_high=_number(s.z_ci_high[code]),
+                rank=int(c.rank[code]) if c.rank[code] > 0 else None,
+                cluster=int(c.cluster[code]) if c.cluster[code] > 0 else None,
+            ))
+        order = [int(i) for i in c.order]
+        matrices.append(SignificanceResult(
+            campaign=campaign, workers=filter_name, systems=[table.names[i] for i in order],
+            p_values=jsonable(table.significance.p[np.ix_(order, order)]),
+            stars=table.significance.stars[np.ix_(order, order)].tolist(),
+        ))
+    with transaction.atomic():
+        WorkerResult.objects.filter(campaign=campaign).delete()
+        SystemResult.objects.filter(campaign=campaign).delete()
+        SignificanceResult.objects.filter(campaign=campaign).delete()
+        WorkerResult.objects.bulk_create(workers, batch_size=2000)
+        SystemResult.objects.bulk_create(systems)
+        SignificanceResult.objects.bulk_create(matrices)
+        CampaignResults.objects.update_or_create(campaign=campaign, defaults={
+            "computed_at": timezone.now(), "seconds": seconds, "judgments": n_judgments,
+            "last_judgment_id": last_judgment_id, "summary": jsonable(analysis.summary),
+            "agreement": jsonable(analysis.agreement), "translations": _translations_blob(analysis),
+        })
+
+
+def compute_da(campaign: Campaign) -> CampaignResults | None:
+    """Load, analyse and store; returns the stored header, or None when there is nothing to analyse."""
+    started = time.perf_counter()
+    last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+    data = load_judgments(campaign)
+    if len(data) == 0:
+        return None
+    analysis = analyse(data, test=campaign.qc_test, threshold=campaign.qc_threshold,
+                       reference_as_system=bool(campaign.options.get("reference_as_system", False)))
+    store(campaign, analysis, len(data), last_id, time.perf_counter() - started)
+    return CampaignResults.objects.get(campaign=campaign)

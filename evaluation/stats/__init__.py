@@ -1,0 +1,122 @@
+"""Pure statistics core for Direct Assessment (METHODS.md §4-§6).
+
+Plain functions over numpy arrays; numpy and scipy only (no Django, no other
+project modules), vectorised over judgments (bincount / sorting), with at
+most a loop over workers or systems where a scipy test has to run per group.
+
+Conventions
+-----------
+* Inputs are 1-D arrays, one row per judgment (or per pair of judgments).
+  Groups are **integer codes**: workers ``0..n_workers-1``, systems
+  ``0..n_systems-1``, segments / pair keys non-negative; the caller maps
+  database ids to codes (e.g. ``np.unique(ids, return_inverse=True)``).
+  Scores are floats (raw 0-100 or z).
+* Outputs are small frozen dataclasses whose numpy arrays are read-only and
+  indexed by the same codes -- one row per worker / system, ready to store.
+* **NaN means "not computable"** (too few data, undefined statistic); a
+  worker with p = NaN is never reliable.  Integer outputs use -1 for "not
+  ranked".
+* Standard deviations are sample sds (ddof=1, R's ``sd()``) throughout.
+
+API
+---
+reliability (§4; 000 §3, 001 §5)
+    ``reliability(worker, bad, original, n_workers, test="paired-t"|"wilcoxon",
+    min_pairs=2, threshold=0.05) -> ReliabilityResult(p, statistic, n_pairs,
+    mean_diff, reliable, ...)`` -- one-sided paired test bad < original.
+    ``reliability_welch(repeat_worker, first, repeat, bad_worker, bad,
+    original, n_workers, test="welch"|"mann-whitney", ...) ->
+    WelchReliabilityResult`` -- one-sided unpaired |first-repeat| <
+    original-bad.
+    ``reliability_appraise(worker, pair, is_bad, score, n_workers,
+    n_pairs_total, threshold=0.01) -> ReliabilityResult`` -- Appraise's
+    unpaired Mann-Whitney, p <= 0.01.
+    ``assumption_a(worker, first, repeat, n_workers, alpha=0.05) ->
+    AssumptionAResult(p, t, n_pairs, mean_diff, determined, holds)``;
+    ``assumption_a_share(result, reliable) -> dict``.
+zscores (§5)
+    ``standardise(worker, scores, n_workers, fit=None) -> ZScores(z, mean,
+    sd, n, constant)``; ``worker_means(worker, values, n_workers) -> array``.
+systems (§5)
+    ``system_scores(system, segment, raw, z, n_systems, confidence=0.95) ->
+    SystemScores`` (per system: n_segments, n_judgments, mean_raw, mean_z,
+    t-intervals; per translation: system, segment, n, raw, z).
+    ``significance(translation_system, translation_z, n_systems) ->
+    Significance(p, stars, n)`` -- p[i, j] one-sided rank-sum "i better
+    than j".  ``stars(p) -> str array``.
+    ``clusters(mean_z, p_matrix, alpha=0.05) -> Clusters(order, rank,
+    cluster)``.
+agreement (§6; 001 §6)
+    ``score_differences(a, b) -> DiffStats(n, mean, sd)``;
+    ``cohen_kappa(a, b, n_categories=None) -> Kappa``;
+    ``bin_equal_width(scores, k, low=0, high=100) -> int array``;
+    ``bin_percentile(z, k, reference=None) -> int array``.
+calibration (§5; 000 §4)
+    ``calibrate(curr_old, curr_new, best_old, best_new) -> Calibration``.
+
+Typical pipeline: ``standardise`` all judgments of a campaign -> ``reliability``
+on bad-reference pairs -> keep reliable workers' system-output judgments ->
+``system_scores`` -> ``significance`` on the translation arrays ->
+``clusters(scores.mean_z, sig.p)``.
+"""
+
+from .agreement import (
+    DiffStats,
+    Kappa,
+    bin_equal_width,
+    bin_percentile,
+    cohen_kappa,
+    score_differences,
+)
+from .calibration import Calibration, calibrate
+from .reliability import (
+    DEFAULT_MIN_PAIRS,
+    AssumptionAResult,
+    ReliabilityResult,
+    WelchReliabilityResult,
+    assumption_a,
+    assumption_a_share,
+    reliability,
+    reliability_appraise,
+    reliability_welch,
+)
+from .systems import (
+    Clusters,
+    Significance,
+    SystemScores,
+    clusters,
+    significance,
+    stars,
+    system_scores,
+)
+from .zscores import ZScores, standardise, worker_means
+
+__all__ = [
+    "DEFAULT_MIN_PAIRS",
+    "AssumptionAResult",
+    "Calibration",
+    "Clusters",
+    "DiffStats",
+    "Kappa",
+    "ReliabilityResult",
+    "Significance",
+    "SystemScores",
+    "WelchReliabilityResult",
+    "ZScores",
+    "assumption_a",
+    "assumption_a_share",
+    "bin_equal_width",
+    "bin_percentile",
+    "calibrate",
+    "clusters",
+    "cohen_kappa",
+    "reliability",
+    "reliability_appraise",
+    "reliability_welch",
+    "score_differences",
+    "significance",
+    "stars",
+    "standardise",
+    "system_scores",
+    "worker_means",
+]
