@@ -166,6 +166,7 @@ if CELERY_BROKER_URL.startswith("redis"):
                           "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL)}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")
 
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")

@@ -1,18 +1,26 @@
 """Settings for the test suite: the project's settings with development defaults and fast hashing."""
 import os
+import tempfile
+import uuid
 
 os.environ.setdefault("DEBUG", "1")
+# Each test run (and the Celery worker it starts, which inherits the environment) gets its own
+# cache keys and queue, so nothing left in Redis by another run can interfere.
+os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:12])
+os.environ.setdefault("CACHE_KEY_PREFIX", f"test-{os.environ['TEST_RUN_ID']}")
 
 from .settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
-    # A file, not shared-cache memory: threads and the live server then lock like production SQLite does.
-    import tempfile
-
-    DATABASES["default"]["TEST"] = {"NAME": os.path.join(tempfile.gettempdir(), f"mteval-test-{os.getpid()}.sqlite3")}  # noqa: F405
+    # A file, not shared-cache memory: threads, the live server and a Celery worker process then
+    # share it and lock like production SQLite does.
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"mteval-test-{os.environ['TEST_RUN_ID']}.sqlite3")
+    }
 
 # Tests run tasks in-process unless a test starts a real worker; nothing recomputes behind a test's back.
-CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_ALWAYS_EAGER = os.environ.get("TEST_CELERY_EAGER", "1") == "1"
+CELERY_TASK_DEFAULT_QUEUE = f"test-{os.environ['TEST_RUN_ID']}"
 RESULTS_AUTO_RECOMPUTE = False

@@ -20,6 +20,7 @@ class CampaignResults(models.Model):
     seconds = models.FloatField(help_text="Time the computation took.")
     judgments = models.PositiveIntegerField(help_text="Judgments the results cover.")
     last_judgment_id = models.BigIntegerField(default=0, help_text="The newest judgment the results cover.")
+    runs = models.PositiveIntegerField(default=0, help_text="How many times the results were computed.")
     summary = models.JSONField(default=dict, blank=True, help_text="Campaign-level figures (assumption A, …).")
     agreement = models.JSONField(default=dict, blank=True, help_text="METHODS.md §6 agreement tables.")
     translations = models.BinaryField(

@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign
 from annotation.protocols import protocol_choices
+from annotation.services.judgment_import import JUDGMENT_FORMATS
 
 from .models import CampaignResults, SystemResult, WorkerResult
 
@@ -56,6 +57,20 @@ class CampaignImportSerializer(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["protocol"].choices = protocol_choices()
+
+
+class JudgmentImportSerializer(serializers.Serializer):
+    """The fields of `POST /api/campaigns/import-judgments/` (multipart), as for `manage.py import_judgments`."""
+
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=[])
+    name = serializers.CharField(max_length=200)
+    protocol = serializers.CharField(required=False)
+    systems = serializers.CharField(required=False, help_text="pairwise-csv: the two systems compared, 'A,B'.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["format"].choices = sorted(JUDGMENT_FORMATS)
 
 
 class WorkerResultSerializer(serializers.ModelSerializer):

@@ -48,11 +48,16 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
         cache.delete(_running_key(campaign_id))
 
 
+def claim_queued_run(campaign_id: int) -> bool:
+    """Set the campaign's "queued" flag; True if it was not set, i.e. this caller must queue the run."""
+    return cache.add(_queued_key(campaign_id), 1, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
+
+
 def schedule_recompute(campaign_id: int) -> bool:
     """Queue one debounced recompute unless one is already queued; True if this call queued it."""
-    if not cache.add(_queued_key(campaign_id), 1, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20):
+    if not claim_queued_run(campaign_id):
         return False
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if compute_campaign_results.app.conf.task_always_eager:
         # No broker (the newcomer's set-up): run in-process after the debounce delay, off the request.
         timer = threading.Timer(settings.RESULTS_DEBOUNCE_SECONDS, _run_locally, args=(campaign_id,))
         timer.daemon = True

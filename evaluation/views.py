@@ -9,9 +9,16 @@ from rest_framework.response import Response
 
 from annotation.models import Campaign
 from annotation.services.campaign_import import CampaignFileError, import_campaign
+from annotation.services.judgment_import import import_judgments
 
 from .models import CampaignResults, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
-from .serializers import CampaignImportSerializer, CampaignSerializer, SystemResultSerializer, WorkerResultSerializer
+from .serializers import (
+    CampaignImportSerializer,
+    CampaignSerializer,
+    JudgmentImportSerializer,
+    SystemResultSerializer,
+    WorkerResultSerializer,
+)
 from .services.export import as_csv, as_json, judgment_rows
 from .services.progress import campaign_counts
 from .services.results_read import CalibrationError, calibration, freshness, z_lookup
@@ -19,6 +26,8 @@ from .tasks import compute_campaign_results
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})
+JudgmentsImported = inline_serializer("JudgmentsImported", {"campaign": serializers.CharField(),
+                                                             "judgments": serializers.IntegerField()})
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
                                      description="Reliable workers only (METHODS.md §4), or everyone.")
 
@@ -80,6 +89,25 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         except CampaignFileError as exc:
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "hits": result.hits}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request={"multipart/form-data": JudgmentImportSerializer}, responses={201: JudgmentsImported})
+    @action(detail=False, methods=["post"], url_path="import-judgments")
+    def import_judgments(self, request):
+        """Import judgments collected elsewhere (wmt-da, …) into a new analysis-only campaign."""
+        form = JudgmentImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        options = {}
+        if data.get("protocol"):
+            options["protocol"] = data["protocol"]
+        if data.get("systems"):
+            options["systems"] = [s.strip() for s in data["systems"].split(",") if s.strip()]
+        try:
+            result = import_judgments(data["file"], fmt=data["format"], name=data["name"], **options)
+        except CampaignFileError as exc:
+            return file_error_response(exc)
+        return Response({"campaign": result.campaign.slug, "judgments": result.judgments},
+                        status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()})})
     @action(detail=True, methods=["post"])

@@ -7,6 +7,7 @@ Formats are registered in `JUDGMENT_FORMATS`: a parser from lines to `ParsedJudg
 """
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -131,6 +132,10 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, **for
         raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
     if not name or not name.strip():
         raise CampaignFileError([(0, "the campaign needs a name")])
+    accepted = set(inspect.signature(parser).parameters) - {"lines"}
+    unknown = sorted(set(format_options) - accepted)
+    if unknown:
+        raise CampaignFileError([(0, f"format {fmt} does not take: {', '.join(unknown)}")])
     parsed = parser(lines, **format_options)
     try:
         get_protocol(parsed.protocol)

@@ -122,7 +122,9 @@ def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgm
         WorkerResult.objects.bulk_create(workers, batch_size=2000)
         SystemResult.objects.bulk_create(systems)
         SignificanceResult.objects.bulk_create(matrices)
+        runs = CampaignResults.objects.filter(campaign=campaign).values_list("runs", flat=True).first() or 0
         CampaignResults.objects.update_or_create(campaign=campaign, defaults={
+            "runs": runs + 1,
             "computed_at": timezone.now(), "seconds": seconds, "judgments": n_judgments,
             "last_judgment_id": last_judgment_id, "summary": jsonable(analysis.summary),
             "agreement": jsonable(analysis.agreement), "translations": _translations_blob(analysis),

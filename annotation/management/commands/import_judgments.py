@@ -28,6 +28,6 @@ class Command(BaseCommand):
                 result = import_judgments(handle, fmt=opts["format"], name=opts["name"], **options)
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
-        except (CampaignFileError, TypeError) as exc:
+        except CampaignFileError as exc:
             raise CommandError(f"refused {opts['file']}: {exc}") from None
         self.stdout.write(json.dumps({"campaign": result.campaign.slug, "judgments": result.judgments}))

@@ -1,0 +1,126 @@
+"""End to end: simulated workers complete HITs through the annotator API, a real Celery worker
+process computes through the Redis broker, and the researcher API reports careless workers
+unreliable, diligent ones reliable, and the systems in their true order.
+
+Needs CELERY_BROKER_URL (Redis); CI sets it. Locally without Redis the test is skipped, and
+in CI (CI=true) a missing broker is a failure, not a skip.
+"""
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from config.celery import app as celery_app
+from evaluation.models import CampaignResults
+
+from .simulation import Behaviour, complete_hit
+
+pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+ROOT = Path(__file__).resolve().parents[1]
+QUALITY = {"sys-A": 78, "sys-B": 64, "sys-C": 50, "sys-D": 36}
+
+
+def database_url() -> str:
+    s = connection.settings_dict
+    if connection.vendor == "postgresql":
+        return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    return f"sqlite:///{s['NAME']}"
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not broker.startswith("redis"):
+        if os.environ.get("CI"):
+            pytest.fail("CI must provide CELERY_BROKER_URL (Redis) for the end-to-end test")
+        pytest.skip("needs a Redis broker (CELERY_BROKER_URL)")
+    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings_test",
+           "TEST_CELERY_EAGER": "0"}
+    log = open(ROOT / ".pytest-celery-worker.log", "w+")  # noqa: SIM115 (closed in teardown)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "info", "--without-gossip",
+         "--without-mingle", "--without-heartbeat", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n",
+         f"test-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while "ready." not in Path(log.name).read_text():
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker did not start:\n" + Path(log.name).read_text())
+        time.sleep(0.2)
+    celery_app.conf.task_always_eager = False
+    try:
+        yield worker
+    finally:
+        celery_app.conf.task_always_eager = True
+        worker.terminate()
+        worker.wait(timeout=30)
+        log.close()
+
+
+def wait_for(predicate, timeout=90.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError("timed out waiting for the Celery worker")
+
+
+def test_statistics_through_a_real_worker(celery_worker, settings, make_campaign, api):
+    settings.RESULTS_AUTO_RECOMPUTE = True
+    settings.RESULTS_DEBOUNCE_SECONDS = 1
+    campaign = make_campaign(n_segments=70, systems=tuple(QUALITY), redundancy=5)  # 4 HITs × 5 workers
+    rng = random.Random(2026)
+    diligent = [f"diligent-{i}" for i in range(12)]
+    careless = [f"random-{i}" for i in range(5)] + ["constant-0", "constant-1"]
+    behaviours = {w: Behaviour("diligent", bias=rng.uniform(-12, 12), scale=rng.uniform(0.6, 1.2)) for w in diligent}
+    behaviours.update({w: Behaviour("random") for w in careless if w.startswith("random")})
+    behaviours.update({"constant-0": Behaviour("constant", constant=50), "constant-1": Behaviour("constant",
+                                                                                                constant=100)})
+    order = list(behaviours)
+    rng.shuffle(order)
+    client = Client()
+    started = time.monotonic()
+    for worker in order:
+        assert complete_hit(client, campaign.slug, worker, behaviours[worker], QUALITY, rng)
+    total = 100 * len(order)
+
+    # Debounced recompute on its own: at most about one run per debounce interval while judgments
+    # keep arriving, and one more after the burst — not one per judgment (1,900).
+    header = wait_for(lambda: CampaignResults.objects.filter(campaign=campaign, judgments=total).first())
+    elapsed = time.monotonic() - started
+    assert header.runs <= elapsed / settings.RESULTS_DEBOUNCE_SECONDS + 2, (header.runs, elapsed)
+    assert header.runs < total / 20
+
+    # And on request: 202 with the task id, then fresher results.
+    before = header.computed_at
+    response = api.post(f"/api/campaigns/{campaign.slug}/compute/")
+    assert response.status_code == 202 and response.json()["task"]
+    wait_for(lambda: CampaignResults.objects.filter(campaign=campaign, computed_at__gt=before).exists())
+
+    workers = {w["worker"]: w for w in api.get(f"/api/campaigns/{campaign.slug}/workers/").json()["results"]}
+    assert set(workers) == set(order)
+    careless_reliable = [w for w in careless if workers[w]["reliable"]]
+    diligent_unreliable = [w for w in diligent if not workers[w]["reliable"]]
+    # Allowed error: a random clicker passes p < 0.05 on 10 pairs with probability 0.05; with 5 of them,
+    # one false pass is plausible. Diligent workers (bad references 35 points lower) essentially never fail.
+    assert len(careless_reliable) <= 1, careless_reliable
+    assert len(diligent_unreliable) <= 1, diligent_unreliable
+    assert workers["constant-0"]["p_value"] is None and workers["constant-0"]["constant"] is True
+
+    systems = api.get(f"/api/campaigns/{campaign.slug}/systems/", {"workers": "reliable"}).json()
+    ranking = [s["system"] for s in sorted(systems["results"], key=lambda s: s["rank"])]
+    assert ranking == sorted(QUALITY, key=QUALITY.get, reverse=True)
+    assert systems["stale"] is False
+    significance = api.get(f"/api/campaigns/{campaign.slug}/significance/").json()
+    assert significance["systems"] == ranking
+    assert significance["stars"][0][-1] == "***"  # best vs worst: 42 points apart

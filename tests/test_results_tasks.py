@@ -1,0 +1,106 @@
+"""Results tasks: debouncing, one transaction per run, freshness, the compute endpoint (in-process)."""
+import random
+
+import numpy as np
+import pytest
+from django.db import IntegrityError
+from django.test import Client
+
+from evaluation.models import CampaignResults, WorkerResult
+from evaluation.services.da_pipeline import analyse
+from evaluation.services.da_results import compute_da, load_judgments, store
+from evaluation.tasks import _queued_key, claim_queued_run
+
+from .simulation import Behaviour, complete_hit
+
+pytestmark = pytest.mark.django_db
+QUALITY = {"sys-A": 70, "sys-B": 50}
+
+
+@pytest.fixture
+def judged(make_campaign):
+    campaign = make_campaign(redundancy=3)
+    rng = random.Random(4)
+    client = Client()
+    complete_hit(client, campaign.slug, "careful", Behaviour("diligent"), QUALITY, rng)
+    complete_hit(client, campaign.slug, "clicker", Behaviour("random"), QUALITY, rng)
+    return campaign
+
+
+def test_a_burst_of_judgments_claims_one_run(judged):
+    from django.core.cache import cache
+
+    cache.delete(_queued_key(judged.pk))
+    claims = [claim_queued_run(judged.pk) for _ in range(300)]
+    assert claims.count(True) == 1 and claims[0] is True
+    cache.delete(_queued_key(judged.pk))  # a run starting clears the flag...
+    assert claim_queued_run(judged.pk) is True  # ...so judgments arriving during it queue one more
+    cache.delete(_queued_key(judged.pk))
+
+
+def test_compute_endpoint_and_freshness(api, judged):
+    before = api.get(f"/api/campaigns/{judged.slug}/workers/").json()
+    assert before["computed_at"] is None and before["stale"] is True and before["results"] == []
+    response = api.post(f"/api/campaigns/{judged.slug}/compute/")
+    assert response.status_code == 202 and response.json()["task"]
+    after = api.get(f"/api/campaigns/{judged.slug}/workers/").json()
+    assert after["computed_at"] is not None and after["stale"] is False and after["judgments_covered"] == 200
+    assert {w["worker"] for w in after["results"]} == {"careful", "clicker"}
+    assert api.get(f"/api/campaigns/{judged.slug}/").json()["results_computed_at"] is not None
+    client = Client()
+    complete_hit(client, judged.slug, "late", Behaviour("diligent"), QUALITY, random.Random(1))
+    assert api.get(f"/api/campaigns/{judged.slug}/workers/").json()["stale"] is True
+
+
+def test_a_failed_run_leaves_the_old_results(judged):
+    compute_da(judged)
+    old = list(WorkerResult.objects.filter(campaign=judged).values_list("worker", "p_value"))
+    header = CampaignResults.objects.get(campaign=judged)
+    analysis = analyse(load_judgments(judged))
+    first = analysis.annotator_ids[0]
+    analysis.annotator_ids = np.array([first, first])  # one worker twice: the unique constraint stops the insert
+    with pytest.raises(IntegrityError):
+        store(judged, analysis, 1, 1, 0.0)
+    assert list(WorkerResult.objects.filter(campaign=judged).values_list("worker", "p_value")) == old
+    assert CampaignResults.objects.get(campaign=judged).computed_at == header.computed_at
+
+
+def test_endpoints_refuse_unknown_filters(api, judged):
+    assert api.get(f"/api/campaigns/{judged.slug}/systems/", {"workers": "some"}).status_code == 400
+    assert api.get(f"/api/campaigns/{judged.slug}/significance/", {"workers": "x"}).status_code == 400
+
+
+def test_results_need_a_researcher(client, judged):
+    for path in ("workers", "systems", "significance", "agreement"):
+        assert client.get(f"/api/campaigns/{judged.slug}/{path}/").status_code == 403
+    assert client.post(f"/api/campaigns/{judged.slug}/compute/").status_code == 403
+
+
+@pytest.mark.parametrize("test", ["paired-t", "wilcoxon", "welch", "mann-whitney", "appraise"])
+def test_every_reliability_test_runs_from_the_campaign_setting(api, judged, test):
+    judged.qc_test = test
+    judged.save()
+    compute_da(judged)
+    workers = {w["worker"]: w for w in api.get(f"/api/campaigns/{judged.slug}/workers/").json()["results"]}
+    assert workers["careful"]["test"] == test and workers["careful"]["reliable"] is True
+    assert workers["clicker"]["reliable"] is False
+
+
+def test_calibration_between_two_campaigns(api, make_campaign):
+    old = make_campaign(name="Old test set", redundancy=2)
+    new = make_campaign(name="New test set", redundancy=2, seed=8)
+    rng = random.Random(2)
+    for campaign, quality in ((old, {"sys-A": 60, "sys-B": 40}), (new, {"sys-A": 50, "sys-B": 45})):
+        for i in range(2):
+            complete_hit(Client(), campaign.slug, f"{campaign.slug}-{i}", Behaviour("diligent", noise=3), quality,
+                         rng)
+        compute_da(campaign)
+    response = api.get(f"/api/campaigns/{new.slug}/calibration/", {"against": old.slug, "benchmark": "sys-A",
+                                                                    "system": "sys-B", "against_system": "sys-B"})
+    assert response.status_code == 200, response.content
+    raw = response.json()["raw"]
+    assert raw["delta"] == pytest.approx(raw["curr_old"] - raw["curr_new"])
+    assert raw["gain"] == pytest.approx(raw["best_new"] - raw["best_old"] + raw["delta"])
+    assert raw["delta"] > 0  # the new test set is harder for the benchmark system
+    bad = api.get(f"/api/campaigns/{new.slug}/calibration/", {"against": old.slug, "benchmark": "nope"})
+    assert bad.status_code == 400 and "nope" in bad.json()["detail"]
