@@ -148,6 +148,7 @@ class Hit(models.Model):
     number = models.PositiveIntegerField()
     size = models.PositiveSmallIntegerField()
     external_id = models.CharField(max_length=100, blank=True, help_text="The HIT's id where it was collected.")
+    exposure = models.JSONField(default=dict, blank=True, help_text="What the HIT shows, for keeping workers apart.")
 
     class Meta:
         ordering = ["campaign", "number"]

@@ -66,12 +66,20 @@ class Protocol:
     def default_statement(self, language: str) -> str:
         raise NotImplementedError
 
-    def check_options(self, options: dict, system_names: set[str]) -> list[str]:
-        """Problems with the protocol's options for this campaign; empty when fine."""
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        """Problems with the protocol's options for this campaign; empty when fine. May fill in defaults."""
         return []
 
-    def plan_hits(self, outputs, references: dict[int, str], hit_size: int, options: dict, rng: random.Random):
-        """The campaign's HITs as lists of `ItemPlan`s (see services.hit_builder)."""
+    def hit_exposure(self, items) -> dict:
+        """What a worker doing this HIT has seen, for protocols that keep workers apart (see `conflicts`)."""
+        return {}
+
+    def conflicts(self, exposure: dict, seen: list[dict]) -> bool:
+        """Whether a HIT with `exposure` must not go to a worker whose earlier HITs exposed `seen`."""
+        return False
+
+    def plan_hits(self, content, hit_size: int, options: dict, rng: random.Random):
+        """The campaign's HITs as lists of `ItemPlan`s, from a `hit_builder.CampaignContent`."""
         raise NotImplementedError
 
     def item_payload(self, item) -> dict:

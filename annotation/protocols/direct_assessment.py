@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..services.degradation import degrade_adequacy, degrade_fluency
-from ..services.hit_builder import plan_da_hits
+from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 from . import register
 from .base import Protocol, language_name, require_item_id, require_number
 
@@ -28,8 +28,15 @@ class DirectAssessment(Protocol):
     def default_statement(self, language: str) -> str:
         return f"{LIKERT_LEAD} {self._statement.format(language=language_name(language))}"
 
-    def plan_hits(self, outputs, references, hit_size, options, rng: random.Random):
-        return plan_da_hits(outputs, self.degrade, hit_size, rng)
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        try:
+            check_hit_size(hit_size)
+        except HitPlanError as exc:
+            return [str(exc)]
+        return []
+
+    def plan_hits(self, content, hit_size, options, rng: random.Random):
+        return plan_da_hits(content.outputs, self.degrade, hit_size, rng)
 
     def item_payload(self, item) -> dict:
         segment = item.segment

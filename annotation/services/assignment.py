@@ -72,19 +72,23 @@ def assign(campaign: Campaign, annotator: Annotator) -> Assignment:
     )
     if current is not None:
         return current
+    protocol = campaign.protocol_spec
+    seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
+                .values_list("exposure", flat=True))
     for _ in range(5):
         cutoff = idle_cutoff(campaign)
-        candidates = list(
+        candidates = (
             Hit.objects.filter(campaign=campaign)
             .exclude(assignments__annotator=annotator)
             .annotate(live=Count("assignments", filter=_live_on_hits(cutoff)))
             .filter(live__lt=campaign.redundancy)
             .order_by("live", "number")
-            .values_list("pk", flat=True)[:10]
+            .values_list("pk", "exposure")[:50]
         )
+        candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen)]
         if not candidates:
             raise NoHitAvailable
-        for hit_id in candidates:
+        for hit_id in candidates[:10]:
             assignment = _claim(campaign, hit_id, annotator, cutoff)
             if assignment is not None:
                 return assignment

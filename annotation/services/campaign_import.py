@@ -17,7 +17,7 @@ from django.utils.text import slugify
 
 from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
-from .hit_builder import HitPlanError, OutputRef, check_hit_size
+from .hit_builder import CampaignContent, HitPlanError, OutputRef, SegmentRef
 
 MAX_REPORTED_ERRORS = 20
 BATCH = 5000
@@ -176,15 +176,11 @@ def import_campaign(
         raise CampaignFileError([(0, str(exc))]) from None
     if not isinstance(redundancy, int) or redundancy < 1:
         errors.append((0, "redundancy must be a positive integer"))
-    try:
-        check_hit_size(hit_size)
-    except HitPlanError as exc:
-        errors.append((0, str(exc)))
     if errors:
         raise CampaignFileError(errors)
     segments = parse_campaign_lines(lines, spec.requires_reference)
     system_names = sorted(segments[0].systems)
-    option_problems = spec.check_options(options, set(system_names))
+    option_problems = spec.check_options(options, set(system_names), hit_size)
     if option_problems:
         raise CampaignFileError([(0, p) for p in option_problems])
 
@@ -200,8 +196,12 @@ def import_campaign(
     ]
     seed = secrets.randbelow(2**31) if seed is None else seed
     try:
-        plans = spec.plan_hits(planned_outputs, {i: s.reference for i, s in enumerate(segments)}, hit_size, options,
-                               random.Random(seed))
+        content = CampaignContent(
+            segments=[SegmentRef(index=i, doc=doc_order[s.doc_id], doc_id=s.doc_id, seg_id=s.seg_id, source=s.source,
+                                 reference=s.reference) for i, s in enumerate(segments)],
+            system_names=system_names, outputs=planned_outputs,
+        )
+        plans = spec.plan_hits(content, hit_size, options, random.Random(seed))
     except HitPlanError as exc:
         raise CampaignFileError([(0, str(exc))]) from None
 
@@ -227,7 +227,9 @@ def import_campaign(
             batch_size=BATCH,
         )
         hits = Hit.objects.bulk_create(
-            [Hit(campaign=campaign, number=n + 1, size=len(items)) for n, items in enumerate(plans)], batch_size=BATCH
+            [Hit(campaign=campaign, number=n + 1, size=len(items), exposure=spec.hit_exposure(items))
+             for n, items in enumerate(plans)],
+            batch_size=BATCH,
         )
         HitItem.objects.bulk_create(
             (

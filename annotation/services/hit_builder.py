@@ -35,6 +35,30 @@ class OutputRef:
     text: str
 
 
+@dataclass(frozen=True)
+class SegmentRef:
+    """What the builders need of a segment; `index` is its position in the campaign, `doc` its document's."""
+
+    index: int
+    doc: int
+    doc_id: str
+    seg_id: int
+    source: str
+    reference: str
+
+
+@dataclass(frozen=True)
+class CampaignContent:
+    """A validated campaign file, before anything is stored: segments in document order, systems, outputs."""
+
+    segments: list[SegmentRef]
+    system_names: list[str]
+    outputs: list[OutputRef]
+
+    def output_text(self, segment: int, system: int) -> str:
+        return self.outputs[segment * len(self.system_names) + system].text
+
+
 @dataclass
 class ItemPlan:
     """One planned item of a HIT, ready to be stored as a `HitItem`."""

@@ -45,7 +45,7 @@ class JudgmentRow:
     worker: str
     item_type: str
     system: str | None
-    segment: int
+    segment: int | None
     score: float | None = None
     seconds: float | None = None
     choice: str = ""
@@ -58,6 +58,7 @@ class ParsedJudgments:
     protocol: str
     source_language: str = ""
     target_language: str = ""
+    options: dict = field(default_factory=dict)
 
 
 def _number(text: str, what: str, low: float | None = None, high: float | None = None) -> float:
@@ -116,7 +117,7 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
                            target_language=languages[1][:16])
 
 
-JUDGMENT_FORMATS: dict[str, Callable[..., ParsedJudgments]] = {"wmt-da": parse_wmt_da}
+JUDGMENT_FORMATS: dict[str, Callable[..., ParsedJudgments]] = {"wmt-da": parse_wmt_da}  # more at the end
 
 
 @dataclass
@@ -149,12 +150,12 @@ def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
     now = timezone.now()
     rows = parsed.rows
     campaign = Campaign.objects.create(
-        name=name, slug=unique_slug(name), protocol=parsed.protocol, analysis_only=True,
+        name=name, slug=unique_slug(name), protocol=parsed.protocol, analysis_only=True, options=parsed.options,
         status=Campaign.Status.CLOSED, source_language=parsed.source_language,
         target_language=parsed.target_language or "en", hit_size=100,
     )
     document = Document.objects.create(campaign=campaign, doc_id="imported", position=0)
-    segment_numbers = sorted({r.segment for r in rows})
+    segment_numbers = sorted({r.segment for r in rows if r.segment is not None})
     segment_ids = dict(zip(segment_numbers, insert(Segment, ["campaign_id", "document_id", "seg_id", "source",
                                                              "reference"],
                                                    [(campaign.pk, document.pk, s, "", "") for s in segment_numbers]),
@@ -162,7 +163,7 @@ def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
     system_names = sorted({r.system for r in rows if r.system is not None})
     system_ids = {s.name: s.pk for s in System.objects.bulk_create([System(campaign=campaign, name=n)
                                                                     for n in system_names])}
-    output_keys = sorted({(r.system, r.segment) for r in rows if r.system is not None})
+    output_keys = sorted({(r.system, r.segment) for r in rows if r.system is not None and r.segment is not None})
     output_ids = dict(zip(output_keys, insert(SystemOutput, ["campaign_id", "segment_id", "system_id", "text"],
                                               [(campaign.pk, segment_ids[seg], system_ids[sys], "")
                                                for sys, seg in output_keys]), strict=True))
@@ -186,8 +187,8 @@ def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
     item_rows, judgment_rows = [], []
     for hit_id, assignment_id, key in zip(hit_ids, assignment_ids, keys, strict=True):
         for position, row in enumerate(groups[key]):
-            output = output_ids[(row.system, row.segment)] if row.system is not None else None
-            item_rows.append((hit_id, position, position // 10, row.item_type, segment_ids[row.segment], output,
+            output = output_ids.get((row.system, row.segment))
+            item_rows.append((hit_id, position, position // 10, row.item_type, segment_ids.get(row.segment), output,
                               "", row.payload))
             judgment_rows.append((campaign.pk, assignment_id, known[key[1]], row.score, row.choice, row.seconds,
                                   now))
@@ -197,3 +198,8 @@ def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
                       "created_at"],
            [(*j[:3], item_id, *j[3:]) for j, item_id in zip(judgment_rows, item_ids, strict=True)])
     return JudgmentImportResult(campaign=campaign, judgments=len(rows))
+
+
+from .pairwise_import import parse_pairwise_csv  # noqa: E402  (uses the helpers above)
+
+JUDGMENT_FORMATS["pairwise-csv"] = parse_pairwise_csv

@@ -1,0 +1,82 @@
+"""The `pairwise-csv` format of judgments collected elsewhere (CONTRACT.md): header
+`rater,criterion,unit,item,choice,spam`; `choice` is the preferred system (one of the two
+given with --systems) or `tie`; `spam` names the corrupted system on a spam item."""
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+
+from .campaign_import import CampaignFileError
+from .judgment_import import JudgmentRow, ParsedJudgments
+
+HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
+CRITERIA = ("adequacy", "fluency")
+UNITS = ("document", "sentence")
+
+
+def _text_lines(lines: Iterable[bytes | str], errors: list) -> Iterable[str]:
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors.append((number, "not valid UTF-8"))
+                raw = ""
+        yield raw.lstrip("\ufeff") if number == 1 else raw
+
+
+def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None = None) -> ParsedJudgments:
+    """Validate a pairwise-csv file; `systems` = [A, B], the two systems compared (A is "first")."""
+    errors: list[tuple[int, str]] = []
+    if not systems or len(systems) != 2 or systems[0] == systems[1]:
+        raise CampaignFileError([(0, "pairwise-csv needs the two systems compared: --systems A,B")])
+    reader = csv.reader(_text_lines(lines, errors))
+    rows: list[JudgmentRow] = []
+    criteria, units = set(), set()
+    for record in reader:
+        number = reader.line_num
+        if number == 1:
+            if [c.strip() for c in record] != HEADER:
+                raise CampaignFileError([(1, "the header must be: " + ",".join(HEADER))])
+            continue
+        if not record or not any(field.strip() for field in record):
+            continue
+        if len(record) != len(HEADER):
+            errors.append((number, f"expected {len(HEADER)} fields, found {len(record)}"))
+            continue
+        rater, criterion, unit, item, choice, spam = (field.strip() for field in record)
+        problems = []
+        if not rater:
+            problems.append("rater is empty")
+        if criterion not in CRITERIA:
+            problems.append(f"criterion must be adequacy or fluency, not {criterion!r}")
+        if unit not in UNITS:
+            problems.append(f"unit must be document or sentence, not {unit!r}")
+        if not item:
+            problems.append("item is empty")
+        if choice not in (*systems, "tie"):
+            problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice!r}")
+        if spam and spam not in systems:
+            problems.append(f"spam must be empty or name {systems[0]} or {systems[1]}, not {spam!r}")
+        if problems:
+            errors.extend((number, p) for p in problems)
+            continue
+        criteria.add(criterion)
+        units.add(unit)
+        rows.append(JudgmentRow(
+            hit=f"{criterion}/{unit}", worker=rater, item_type="spam" if spam else "system", system=None,
+            segment=None, choice={systems[0]: "A", systems[1]: "B"}.get(choice, "tie"),
+            payload={"unit": unit, "criterion": criterion, "key": f"{unit}:{item}", "doc_id": item, "left": 0,
+                     "spam_side": {systems[0]: "A", systems[1]: "B"}.get(spam)},
+        ))
+    if not rows and not errors:
+        errors.append((0, "the file has no judgments"))
+    if errors:
+        raise CampaignFileError(errors)
+    protocol = "pairwise-fluency" if criteria == {"fluency"} else "pairwise-adequacy"
+    unit = units.pop() if len(units) == 1 else "both"
+    return ParsedJudgments(rows=rows, protocol=protocol, options={
+        "systems": list(systems), "unit": unit, "criteria": sorted(criteria)})
+
+
+
