@@ -4,9 +4,11 @@ from collections.abc import Callable
 from annotation.models import Campaign
 
 from .services.da_results import compute_da
+from .services.pairwise_results import compute_pairwise
 
 ANALYSES: dict[str, Callable[[Campaign], object]] = {
     "direct-assessment": compute_da,
+    "pairwise": compute_pairwise,
 }
 
 

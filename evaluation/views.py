@@ -11,7 +11,7 @@ from annotation.models import Campaign
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 from annotation.services.judgment_import import import_judgments
 
-from .models import CampaignResults, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
+from .models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
 from .serializers import (
     CampaignImportSerializer,
     CampaignSerializer,
@@ -19,7 +19,7 @@ from .serializers import (
     SystemResultSerializer,
     WorkerResultSerializer,
 )
-from .services.export import as_csv, as_json, judgment_rows
+from .services.export import as_csv, as_json, columns_for, judgment_rows
 from .services.progress import campaign_counts
 from .services.results_read import CalibrationError, calibration, freshness, z_lookup
 from .tasks import compute_campaign_results
@@ -129,7 +129,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         rows = judgment_rows(campaign, z_lookup(campaign))
         if fmt == "json":
             return StreamingHttpResponse(as_json(rows), content_type="application/json")
-        response = StreamingHttpResponse(as_csv(rows), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(as_csv(rows, columns_for(campaign)), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
         return response
 
@@ -174,6 +174,32 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         header = CampaignResults.objects.filter(campaign=campaign).first()
         return Response({**freshness(campaign), "agreement": header.agreement if header else {},
                          "summary": header.summary if header else {}})
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def pairwise(self, request, slug=None):
+        """Per condition (criterion × unit), in total and per rater: a, b, t, the two-sided sign test
+        (x = b, n = a + b; and Emerson-Simon), spam misses, majority vote and agreement (§7)."""
+        campaign = self.get_object()
+        if campaign.protocol_spec.family != "pairwise":
+            return bad_request("not a pairwise campaign")
+        header = CampaignResults.objects.filter(campaign=campaign).only("agreement").first()
+        agreement = header.agreement if header else {}
+        conditions = {}
+        for row in PairwiseResult.objects.filter(campaign=campaign).order_by("criterion", "unit", "rater"):
+            key = f"{row.criterion}/{row.unit}"
+            counts = {"a": row.a, "b": row.b, "t": row.t}
+            spam = {"spam_seen": row.spam_seen, "spam_missed": row.spam_missed,
+                    "spam_missed_ties": row.spam_missed_ties}
+            if not row.rater:
+                conditions[key] = {"criterion": row.criterion, "unit": row.unit, **counts, "x": row.x, "n": row.n,
+                                   "p_value": row.p_value, "p_value_emerson_simon": row.p_value_emerson_simon,
+                                   **spam, **{k: v for k, v in agreement.get(key, {}).items()}, "raters": []}
+            else:
+                conditions[key]["raters"].append({"rater": row.rater, **counts, "x": row.x, "n": row.n,
+                                                  "p_value": row.p_value, **spam, "excluded": row.excluded})
+        return Response({**freshness(campaign), "systems": campaign.options.get("systems", []),
+                         "conditions": list(conditions.values())})
 
     @extend_schema(parameters=[
         OpenApiParameter("against", str, required=True, description="Slug of the campaign on the old test set."),

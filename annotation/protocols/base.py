@@ -90,6 +90,10 @@ class Protocol:
         """Validate a submitted answer; returns the `Judgment` fields it sets. Raises JudgmentError."""
         raise NotImplementedError
 
-    def answer_of(self, judgment) -> dict:
-        """The judgment's answer, as exported."""
-        return {"score": judgment.score, "choice": judgment.choice or None, "ranks": judgment.ranks}
+    #: Extra columns of the judgment export, and the item payload keys they are computed from.
+    export_columns: tuple[str, ...] = ()
+    export_payload_keys: tuple[str, ...] = ()
+
+    def export_values(self, payload: dict, options: dict, row: dict) -> dict:
+        """The extra export columns of one judgment, from its item's payload keys and the campaign options."""
+        return {}

@@ -64,6 +64,17 @@ class Pairwise(Protocol):
     def conflicts(self, exposure: dict, seen: list[dict]) -> bool:
         return crosses_over(exposure, seen)
 
+    export_columns = ("unit", "system_A", "system_B", "preferred")
+    export_payload_keys = ("unit", "left", "doc_id")
+
+    def export_values(self, payload: dict, options: dict, row: dict) -> dict:
+        """Which system was on which side (A left, B right) and which one the judge preferred."""
+        systems = options.get("systems") or ["", ""]
+        left = payload.get("left") or 0
+        shown = {"A": systems[left], "B": systems[1 - left]}
+        return {"unit": payload.get("unit"), "system_A": shown["A"], "system_B": shown["B"],
+                "preferred": shown.get(row["choice"], row["choice"]), "doc_id": row["doc_id"] or payload.get("doc_id")}
+
     def item_payload(self, item) -> dict:
         stored = item.payload
         payload = {"id": item.id, "protocol": self.name, "unit": stored["unit"], "A": stored["A"],

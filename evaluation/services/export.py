@@ -12,6 +12,11 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
            "item__segment__seg_id", "score", "choice", "ranks", "seconds", "created_at"]
 
 
+def columns_for(campaign: Campaign) -> list[str]:
+    """The export's columns: CONTRACT.md's, then the protocol's own (e.g. which system was on which side)."""
+    return COLUMNS + list(campaign.protocol_spec.export_columns)
+
+
 def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
                   ) -> Iterator[dict]:
     """Every judgment of the campaign as an export row, read in chunks (never all in memory).
@@ -20,16 +25,23 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     (score − mean) / sd (METHODS.md §5), empty where the results have none.
     """
     standardise = standardise or {}
-    queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list("annotator_id", *_FIELDS)
+    protocol = campaign.protocol_spec
+    payload_fields = [f"item__payload__{key}" for key in protocol.export_payload_keys]
+    queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
+        "annotator_id", *_FIELDS, *payload_fields)
     for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
-         seconds, created_at) in queryset.iterator(chunk_size=5000):
+         seconds, created_at, *payload) in queryset.iterator(chunk_size=5000):
         mean_sd = standardise.get(annotator_id)
         z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
-        yield {
+        row = {
             "worker": external_id or username, "hit": hit, "position": position + 1, "item_type": item_type,
             "system": system, "doc_id": doc_id, "seg_id": seg_id, "score": score, "choice": choice or None,
             "ranks": ranks, "z": z, "seconds": seconds, "created_at": created_at.isoformat(),
         }
+        if payload_fields:
+            row.update(protocol.export_values(dict(zip(protocol.export_payload_keys, payload, strict=True)),
+                                              campaign.options, row))
+        yield row
 
 
 class _Echo:
@@ -37,12 +49,12 @@ class _Echo:
         return value
 
 
-def as_csv(rows: Iterator[dict]) -> Iterator[str]:
+def as_csv(rows: Iterator[dict], columns: list[str]) -> Iterator[str]:
     writer = csv.writer(_Echo())
-    yield writer.writerow(COLUMNS)
+    yield writer.writerow(columns)
     for row in rows:
-        values = [row[c] for c in COLUMNS]
-        values[COLUMNS.index("ranks")] = json.dumps(row["ranks"]) if row["ranks"] is not None else ""
+        values = [row.get(c) for c in columns]
+        values[columns.index("ranks")] = json.dumps(row["ranks"]) if row["ranks"] is not None else ""
         yield writer.writerow(["" if v is None else v for v in values])
 
 

@@ -53,6 +53,28 @@ agreement (§6; 001 §6)
     ``bin_percentile(z, k, reference=None) -> int array``.
 calibration (§5; 000 §4)
     ``calibrate(curr_old, curr_new, best_old, best_new) -> Calibration``.
+pairwise (§3, §6, §7; 003 §2.2 and Appendix; 004 §3) -- ``choice`` codes
+``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
+    ``preference_counts(condition, rater, choice, n_conditions, n_raters,
+    exclude=None) -> PreferenceCounts(a, b, t, n, n_excluded, rater_a,
+    rater_b, rater_t, rater_n)``.
+    ``sign_test(a, b, t=0, ties="exclude"|"emerson-simon",
+    half="conservative"|"average") -> SignTest(x, n, share, p)`` --
+    two-sided exact binomial, vectorised over count arrays.
+    ``spam_misses(rater, chose_spam, chose_tie, n_raters) ->
+    SpamMisses(seen, missed, missed_spam, missed_ties, miss_rate)``;
+    ``excluded_raters(miss_rate, max_rate, exclude_unassessed=False) ->
+    bool array``.
+    ``majority_vote(item, choice, n_items, condition=None,
+    n_conditions=None, rule="net"|"plurality") -> MajorityVote(label,
+    votes_a/b/t, item_condition, a, b, t, n)``.
+    ``pairwise_agreement(item, rater, choice, n_raters=None,
+    chance="wmt"|"pooled") -> PairwiseAgreement(n_pairs, n_agree, p_agree,
+    label_share, p_tie, p_expected, kappa, table, rater_pairs,
+    rater_tables)``.
+    ``fleiss_kappa(item, choice, n_categories=3) -> FleissKappa(n_items,
+    n_ratings, equal_raters, category_share, p_observed, p_expected,
+    kappa)``; ``landis_koch(kappa) -> str``.
 
 Typical pipeline: ``standardise`` all judgments of a campaign -> ``reliability``
 on bad-reference pairs -> keep reliable workers' system-output judgments ->
@@ -69,6 +91,25 @@ from .agreement import (
     score_differences,
 )
 from .calibration import Calibration, calibrate
+from .pairwise import (
+    CHOICE_A,
+    CHOICE_B,
+    CHOICE_TIE,
+    FleissKappa,
+    MajorityVote,
+    PairwiseAgreement,
+    PreferenceCounts,
+    SignTest,
+    SpamMisses,
+    excluded_raters,
+    fleiss_kappa,
+    landis_koch,
+    majority_vote,
+    pairwise_agreement,
+    preference_counts,
+    sign_test,
+    spam_misses,
+)
 from .reliability import (
     DEFAULT_MIN_PAIRS,
     AssumptionAResult,
@@ -92,14 +133,23 @@ from .systems import (
 from .zscores import ZScores, standardise, worker_means
 
 __all__ = [
+    "CHOICE_A",
+    "CHOICE_B",
+    "CHOICE_TIE",
     "DEFAULT_MIN_PAIRS",
     "AssumptionAResult",
     "Calibration",
     "Clusters",
     "DiffStats",
+    "FleissKappa",
     "Kappa",
+    "MajorityVote",
+    "PairwiseAgreement",
+    "PreferenceCounts",
     "ReliabilityResult",
+    "SignTest",
     "Significance",
+    "SpamMisses",
     "SystemScores",
     "WelchReliabilityResult",
     "ZScores",
@@ -110,11 +160,19 @@ __all__ = [
     "calibrate",
     "clusters",
     "cohen_kappa",
+    "excluded_raters",
+    "fleiss_kappa",
+    "landis_koch",
+    "majority_vote",
+    "pairwise_agreement",
+    "preference_counts",
     "reliability",
     "reliability_appraise",
     "reliability_welch",
     "score_differences",
+    "sign_test",
     "significance",
+    "spam_misses",
     "stars",
     "standardise",
     "system_scores",
