@@ -5,6 +5,7 @@ from annotation.models import Campaign
 
 from .services.da_results import compute_da
 from .services.pairwise_results import compute_pairwise
+from .services.progress import progress_timeline
 
 ANALYSES: dict[str, Callable[[Campaign], object]] = {
     "direct-assessment": compute_da,
@@ -13,6 +14,10 @@ ANALYSES: dict[str, Callable[[Campaign], object]] = {
 
 
 def compute_results(campaign: Campaign):
-    """Run the campaign's analysis and store its results; None if its family has none."""
+    """Run the campaign's analysis and store its results with the progress timeline; None if there are none."""
     analysis = ANALYSES.get(campaign.protocol_spec.family)
-    return analysis(campaign) if analysis else None
+    header = analysis(campaign) if analysis else None
+    if header is not None:
+        header.progress = progress_timeline(campaign)
+        header.save(update_fields=["progress"])
+    return header

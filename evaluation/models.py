@@ -23,6 +23,7 @@ class CampaignResults(models.Model):
     runs = models.PositiveIntegerField(default=0, help_text="How many times the results were computed.")
     summary = models.JSONField(default=dict, blank=True, help_text="Campaign-level figures (assumption A, …).")
     agreement = models.JSONField(default=dict, blank=True, help_text="METHODS.md §6 agreement tables.")
+    progress = models.JSONField(default=dict, blank=True, help_text="Judgments and finished HITs over time.")
     translations = models.BinaryField(
         default=b"", help_text="Per-translation mean raw and z scores (numpy .npz), for calibration."
     )

@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from .views import CampaignViewSet
+from .views.api import CampaignViewSet
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="campaign")

@@ -11,18 +11,18 @@ from annotation.models import Campaign
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 from annotation.services.judgment_import import import_judgments
 
-from .models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
-from .serializers import (
+from ..models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
+from ..serializers import (
     CampaignImportSerializer,
     CampaignSerializer,
     JudgmentImportSerializer,
     SystemResultSerializer,
     WorkerResultSerializer,
 )
-from .services.export import as_csv, as_json, columns_for, judgment_rows
-from .services.progress import campaign_counts
-from .services.results_read import CalibrationError, calibration, freshness, z_lookup
-from .tasks import compute_campaign_results
+from ..services.export import as_csv, as_json, columns_for, judgment_rows
+from ..services.progress import campaign_counts
+from ..services.results_read import CalibrationError, calibration, freshness, z_lookup
+from ..tasks import compute_campaign_results
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})

@@ -1,0 +1,1 @@
+"""Researcher-facing views: the REST API (`api`) and the server-rendered results pages (`pages`)."""
