@@ -54,6 +54,13 @@ class Campaign(models.Model):
         max_length=64, blank=True, help_text="One code for every worker (e.g. Prolific's); random per HIT if empty."
     )
     payment_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+    require_qualification = models.BooleanField(
+        default=False, help_text="Ask crowd workers for their native language and country before their first HIT."
+    )
+    required_native_language = models.CharField(
+        max_length=64, blank=True, help_text="Only workers who declare this native language (e.g. 'English') may work."
+    )
+    blocked_annotators = models.ManyToManyField("Annotator", blank=True, related_name="blocked_from")
     options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")
     in_house_annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns",

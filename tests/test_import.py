@@ -154,21 +154,3 @@ def test_api_import_refuses_a_bad_file(api):
     assert response.status_code == 400
     assert response.json()["errors"][0]["line"] == 4
     assert Campaign.objects.count() == 0
-
-
-def test_admin_upload(client, researcher):
-    researcher.is_superuser = True
-    researcher.save()
-    client.force_login(researcher)
-    page = client.get("/admin/annotation/campaign/import/")
-    assert page.status_code == 200
-    bad = client.post("/admin/annotation/campaign/import/", {
-        "file": upload(file_with('{"doc_id": "<b>x</b>"', at=2)), "name": "Admin", "protocol": "adequacy",
-        "redundancy": 1, "hit_size": 100, "target_language": "en"})
-    assert bad.status_code == 200 and Campaign.objects.count() == 0
-    assert b"invalid JSON" in bad.content and b"<td>2</td>" in bad.content
-    response = client.post("/admin/annotation/campaign/import/", {
-        "file": upload(campaign_lines(70)), "name": "Admin", "protocol": "adequacy", "redundancy": 2,
-        "hit_size": 100, "target_language": "en"})
-    assert response.status_code == 302
-    assert Campaign.objects.get(slug="admin").hits.count() == 2

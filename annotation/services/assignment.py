@@ -117,3 +117,28 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff) -> Ass
                 return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator)
         except IntegrityError:
             return None
+
+
+def block(campaign: Campaign, annotator: Annotator) -> int:
+    """Keep a worker out of a campaign: no new HIT, and their unfinished ones end (judgments kept)."""
+    campaign.blocked_annotators.add(annotator)
+    return Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE).update(
+        status=Assignment.Status.ABANDONED)
+
+
+def unblock(campaign: Campaign, annotator: Annotator) -> None:
+    campaign.blocked_annotators.remove(annotator)
+
+
+def is_blocked(campaign: Campaign, annotator: Annotator) -> bool:
+    return campaign.blocked_annotators.filter(pk=annotator.pk).exists()
+
+
+def needs_qualification(campaign: Campaign, annotator: Annotator) -> bool:
+    return campaign.require_qualification and not (annotator.native_language and annotator.country)
+
+
+def qualifies(campaign: Campaign, annotator: Annotator) -> bool:
+    """A declared native language matching the campaign's requirement (when it has one), case-insensitively."""
+    required = campaign.required_native_language.strip().lower()
+    return not required or annotator.native_language.strip().lower() == required

@@ -20,45 +20,65 @@ def allocate_ids(model, n: int) -> list[int] | None:
         return None
     table = model._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, n])
+        # Look the sequence up once: inside the generate_series query pg_get_serial_sequence() ran once per
+        # row (3.5 s instead of 0.6 s for a million ids).
+        cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+        sequence = cursor.fetchone()[0]
+        cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [sequence, n])
         return [row[0] for row in cursor.fetchall()]
 
 
-def _csv_value(value):
-    if value is None:
-        return r"\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    return value
+class _CsvReader:
+    """A file-like object for COPY ... FROM STDIN that encodes `rows` as CSV a batch at a time, while
+    PostgreSQL is already storing the rows sent before (psycopg2 calls read() until it returns "")."""
+
+    def __init__(self, rows: Iterable[Sequence], batch: int = 2000):
+        self.rows = iter(rows)
+        self.batch = batch
+        self.buffer = io.StringIO()
+        self.writer = csv.writer(self.buffer)
+        self.done = False
+
+    def read(self, size: int = -1) -> str:
+        if self.done:
+            return ""
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        writerow = self.writer.writerow
+        count = 0
+        for row in self.rows:
+            # NULL is \N; booleans as t/f
+            writerow([r"\N" if v is None else ("t" if v is True else "f" if v is False else v) for v in row])
+            count += 1
+            if count == self.batch:
+                break
+        else:
+            self.done = True
+        return self.buffer.getvalue()
+
+    readline = read
 
 
-def copy_rows(model, columns: Sequence[str], rows: Iterable[Sequence], chunk: int = 200_000) -> None:
-    """COPY rows into `model`'s table (PostgreSQL only); `columns` are database column names."""
+def copy_rows(model, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """COPY rows into `model`'s table (PostgreSQL only); `columns` are database column names.
+
+    One COPY statement, streamed: rows are encoded a batch at a time as PostgreSQL reads them, so
+    encoding in Python and storing in the database overlap, and no large buffer is built.
+    """
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
     sql = f"COPY {table} ({names}) FROM STDIN WITH (FORMAT csv, NULL '\\N')"
     with connection.cursor() as cursor:
         raw = cursor.cursor if hasattr(cursor, "cursor") else cursor
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        count = 0
-        for row in rows:
-            writer.writerow([_csv_value(v) for v in row])
-            count += 1
-            if count % chunk == 0:
-                buffer.seek(0)
-                raw.copy_expert(sql, buffer)
-                buffer = io.StringIO()
-                writer = csv.writer(buffer)
-        if buffer.tell():
-            buffer.seek(0)
-            raw.copy_expert(sql, buffer)
+        raw.copy_expert(sql, _CsvReader(rows))
 
 
 def insert(model, columns: Sequence[str], rows: list[Sequence], batch_size: int = 5000) -> list[int]:
     """Insert rows of plain values (one per field name in `columns`); returns the new primary keys in order.
 
-    COPY on PostgreSQL (ids drawn from the sequence first), bulk_create elsewhere.
+    COPY on PostgreSQL (ids drawn from the sequence first), bulk_create elsewhere. Fields not in `columns`
+    take their model default on both paths (Django keeps defaults in Python, not in the database, so COPY
+    has to send them).
     """
     if not rows:
         return []
@@ -68,6 +88,12 @@ def insert(model, columns: Sequence[str], rows: list[Sequence], batch_size: int 
         objects = [model(**dict(zip((f.attname for f in fields), row, strict=True))) for row in rows]
         model.objects.bulk_create(objects, batch_size=batch_size)
         return [obj.pk for obj in objects]
+    given = {f.attname for f in fields}
+    defaults = [f for f in model._meta.concrete_fields
+                if not f.primary_key and f.attname not in given and f.has_default()]
+    if defaults:
+        rows = [(*row, *[f.get_default() for f in defaults]) for row in rows]
+        fields = [*fields, *defaults]
     encoders = [(lambda v: json.dumps(v)) if isinstance(f, models.JSONField) else None for f in fields]
     copy_rows(model, ["id", *[f.column for f in fields]],
               ([pk, *[enc(v) if enc else v for enc, v in zip(encoders, row, strict=True)]]

@@ -1,4 +1,5 @@
 """Server-rendered annotator pages: crowd entry, in-house list, the rating page."""
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import Http404
@@ -22,11 +23,21 @@ def _open_campaign(slug: str) -> Campaign:
 def _hand_out(request, campaign: Campaign, annotator):
     if not campaign.accepts_annotators:
         return _message(request, "Not open", "This campaign is not accepting annotators at the moment.", 403)
+    if assigning.is_blocked(campaign, annotator):
+        return _message(request, "Not available", "You can no longer work on this campaign.", 403)
+    if not assigning.qualifies(campaign, annotator):
+        return _message(request, "Thank you", "This campaign is for native speakers of "
+                        f"{campaign.required_native_language} only.", 403)
     try:
         assignment = assigning.assign(campaign, annotator)
     except assigning.NoHitAvailable:
         return _message(request, "Thank you", "There is no more work for you in this campaign right now.")
     return redirect("annotation:hit", token=assignment.token)
+
+
+class QualificationForm(forms.Form):
+    native_language = forms.CharField(max_length=64, label="Your native language")
+    country = forms.CharField(max_length=64, label="The country you live in")
 
 
 def crowd_start(request, slug: str):
@@ -38,7 +49,15 @@ def crowd_start(request, slug: str):
         return _message(request, "Invalid worker id", str(exc), 400)
     if worker is None:
         return render(request, "annotation/start.html", {"campaign": campaign})
-    return _hand_out(request, campaign, assigning.crowd_annotator(*worker))
+    annotator = assigning.crowd_annotator(*worker)
+    if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
+        form = QualificationForm(request.POST or None)
+        if request.method != "POST" or not form.is_valid():
+            return render(request, "annotation/qualification.html", {"campaign": campaign, "form": form})
+        annotator.native_language = form.cleaned_data["native_language"]
+        annotator.country = form.cleaned_data["country"]
+        annotator.save(update_fields=["native_language", "country"])
+    return _hand_out(request, campaign, annotator)
 
 
 def campaigns_for(user):

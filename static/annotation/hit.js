@@ -21,7 +21,21 @@
     document.getElementById("progress-fill").style.width = (100 * (position - 1) / total) + "%";
   }
 
+  var instructionsEl = document.getElementById("instructions");
+  var instructionsOpen = false;
+
+  function openInstructions(open) {
+    if (!instructionsEl) { return; }
+    instructionsOpen = open;
+    instructionsEl.hidden = !open;
+    if (current && !current.done) { screenEl.hidden = open; }
+    if (open) { document.getElementById("begin").focus(); } else if (current && !current.done) {
+      screens[config.family].focus();
+    }
+  }
+
   function show(state) {
+    var first = current === null;
     current = state;
     if (state.done) {
       screenEl.hidden = true;
@@ -32,9 +46,13 @@
       return;
     }
     setProgress(state.position, state.total);
-    screenEl.hidden = false;
     screens[config.family].show(state.item);
-    screens[config.family].focus();
+    if (first && state.position === 1 && instructionsEl) {
+      openInstructions(true);  // instructions come before the first item
+      return;
+    }
+    screenEl.hidden = instructionsOpen;
+    if (!instructionsOpen) { screens[config.family].focus(); }
   }
 
   function call(method, body) {
@@ -67,7 +85,7 @@
   }
 
   function submit(answer) {
-    if (busy || !current || current.done) { return; }
+    if (busy || instructionsOpen || !current || current.done) { return; }
     busy = true;
     setStatus("Saving…");
     var body = Object.assign({item: current.item.id}, answer);
@@ -80,8 +98,16 @@
   window.HitScreens = {
     register: function (family, screen) { screens[family] = screen; },
     submit: submit,
-    isBusy: function () { return busy; }
+    isBusy: function () { return busy; },
+    isPaused: function () { return instructionsOpen; }
   };
+
+  if (instructionsEl) {
+    document.getElementById("begin").addEventListener("click", function () { openInstructions(false); });
+    document.getElementById("show-instructions").addEventListener("click", function () {
+      openInstructions(!instructionsOpen);
+    });
+  }
 
   document.addEventListener("DOMContentLoaded", function () {
     call("GET").then(handle, function () { setStatus("Could not reach the server. Reload the page.", true); });

@@ -34,6 +34,7 @@
   button.addEventListener("click", submit);
   var keys = {a: "A", ArrowLeft: "A", t: "tie", ArrowDown: "tie", b: "B", ArrowRight: "B", 1: "A", 2: "tie", 3: "B"};
   document.addEventListener("keydown", function (event) {
+    if (window.HitScreens.isPaused()) { return; }
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     if (key in keys) {

@@ -69,6 +69,7 @@
   }
   button.addEventListener("click", submit);
   document.addEventListener("keydown", function (event) {
+    if (window.HitScreens.isPaused()) { return; }
     if (event.target !== track && (event.target === document.body || event.target === button)) {
       onSliderKey(event);  // slider keys work even after a click elsewhere took the focus
     }
