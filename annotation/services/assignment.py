@@ -72,6 +72,9 @@ def assign(campaign: Campaign, annotator: Annotator) -> Assignment:
     )
     if current is not None:
         return current
+    resumed = _resume_abandoned(campaign, annotator)
+    if resumed is not None:
+        return resumed
     protocol = campaign.protocol_spec
     seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
                 .values_list("exposure", flat=True))
@@ -99,6 +102,23 @@ def _live_on_hits(cutoff) -> Q:
     return Q(assignments__status=Assignment.Status.COMPLETED) | Q(
         assignments__status=Assignment.Status.ACTIVE, assignments__last_activity_at__gte=cutoff
     )
+
+
+def _resume_abandoned(campaign: Campaign, annotator: Annotator) -> Assignment | None:
+    """A worker back after losing an unfinished HIT gets it back if nobody has taken their place."""
+    left = (Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ABANDONED)
+            .order_by("-last_activity_at").first())
+    if left is None:
+        return None
+    cutoff = idle_cutoff(campaign)
+    with transaction.atomic():
+        hit = Hit.objects.select_for_update().filter(pk=left.hit_id).first()
+        if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
+            return None
+        Assignment.objects.filter(pk=left.pk).update(status=Assignment.Status.ACTIVE, last_activity_at=timezone.now(),
+                                                     item_served_at=None)
+    left.refresh_from_db()
+    return left
 
 
 def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff) -> Assignment | None:

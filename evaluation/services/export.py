@@ -65,3 +65,11 @@ def as_json(rows: Iterator[dict]) -> Iterator[str]:
         yield ("\n" if first else ",\n") + json.dumps(row, ensure_ascii=False)
         first = False
     yield "\n]\n"
+
+
+def rows_as_csv(rows, columns: list[str]) -> Iterator[str]:
+    """Any list of dicts as CSV lines (header first); None becomes an empty field."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(columns)
+    for row in rows:
+        yield writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])

@@ -4,10 +4,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
-from annotation.models import Campaign
+from annotation.models import Annotator, Campaign
+from annotation.services import assignment as assigning
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 from annotation.services.judgment_import import import_judgments
 
@@ -19,7 +20,8 @@ from ..serializers import (
     SystemResultSerializer,
     WorkerResultSerializer,
 )
-from ..services.export import as_csv, as_json, columns_for, judgment_rows
+from ..services.crowd import approval_suggestions, cost_report
+from ..services.export import as_csv, as_json, columns_for, judgment_rows, rows_as_csv
 from ..services.progress import campaign_counts
 from ..services.results_read import CalibrationError, calibration, freshness, z_lookup
 from ..tasks import compute_campaign_results
@@ -200,6 +202,63 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                                                   "p_value": row.p_value, **spam, "excluded": row.excluded})
         return Response({**freshness(campaign), "systems": campaign.options.get("systems", []),
                          "conditions": list(conditions.values())})
+
+    @extend_schema(request=inline_serializer("StatusChange", {"status": serializers.ChoiceField(
+        choices=["active", "paused", "closed"])}), responses=CampaignSerializer)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def status(self, request, slug=None):
+        """Publish (active), pause or close the campaign."""
+        campaign = self.get_object()
+        value = request.data.get("status")
+        if value not in ("active", "paused", "closed") or campaign.analysis_only:
+            return bad_request("status must be active, paused or closed (analysis-only campaigns stay closed)")
+        campaign.status = value
+        campaign.save(update_fields=["status"])
+        return Response(self.get_serializer(campaign).data)
+
+    @extend_schema(request=inline_serializer("WorkerBlock", {"worker": serializers.CharField()}),
+                   responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def block(self, request, slug=None):
+        """Keep a worker (external id) out of this campaign; their unfinished HITs end, judgments stay."""
+        campaign = self.get_object()
+        annotator = Annotator.objects.filter(external_id=request.data.get("worker", "")).first()
+        if annotator is None:
+            return bad_request("no worker with that id")
+        ended = assigning.block(campaign, annotator)
+        return Response({"worker": annotator.external_id, "blocked": True, "hits_ended": ended})
+
+    @extend_schema(request=inline_serializer("WorkerUnblock", {"worker": serializers.CharField()}),
+                   responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def unblock(self, request, slug=None):
+        campaign = self.get_object()
+        annotator = Annotator.objects.filter(external_id=request.data.get("worker", "")).first()
+        if annotator is None:
+            return bad_request("no worker with that id")
+        assigning.unblock(campaign, annotator)
+        return Response({"worker": annotator.external_id, "blocked": False})
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def costs(self, request, slug=None):
+        """Payment per HIT × HITs paid, per system, and the share spent on unreliable workers (000 §4)."""
+        campaign = self.get_object()
+        return Response({**freshness(campaign), **cost_report(campaign)})
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"], default="json")],
+                   responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def approvals(self, request, slug=None):
+        """Per worker an approve/reject suggestion: reject only clear random clicking (METHODS.md §10)."""
+        campaign = self.get_object()
+        rows = approval_suggestions(campaign)
+        if request.query_params.get("format") == "csv":
+            columns = ["worker", "hits", "judgments", "pairs", "p_value", "reliable", "suggestion", "reason"]
+            response = StreamingHttpResponse(rows_as_csv(rows, columns), content_type="text/csv; charset=utf-8")
+            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-approvals.csv"'
+            return response
+        return Response({**freshness(campaign), "results": rows})
 
     @extend_schema(parameters=[
         OpenApiParameter("against", str, required=True, description="Slug of the campaign on the old test set."),
