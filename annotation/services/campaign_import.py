@@ -18,6 +18,7 @@ from django.utils.text import slugify
 from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
 from .hit_builder import CampaignContent, HitPlanError, OutputRef, SegmentRef
+from .text_lines import numbered_lines
 
 MAX_REPORTED_ERRORS = 20
 BATCH = 5000
@@ -98,15 +99,7 @@ def parse_campaign_lines(lines: Iterable[bytes | str], requires_reference: bool)
     errors: list[tuple[int, str]] = []
     segments: list[ParsedSegment] = []
     first_line_of: dict[tuple[str, int], int] = {}
-    for number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                errors.append((number, "not valid UTF-8"))
-                continue
-        if number == 1:
-            raw = raw.lstrip("\ufeff")
+    for number, raw in numbered_lines(lines, errors):
         if not raw.strip():
             continue
         try:

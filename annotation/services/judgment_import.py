@@ -32,6 +32,7 @@ from ..models import (
 from ..protocols import UnknownProtocol, get_protocol
 from .bulk import insert
 from .campaign_import import CampaignFileError, unique_slug
+from .text_lines import numbered_lines
 
 WMT_DA_HEADER = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time"]
@@ -76,14 +77,8 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
     errors: list[tuple[int, str]] = []
     rows: list[JudgmentRow] = []
     languages = ("", "")
-    for number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                errors.append((number, "not valid UTF-8"))
-                continue
-        fields = _SPACES.split(raw.strip().lstrip("\ufeff"))
+    for number, raw in numbered_lines(lines, errors):
+        fields = _SPACES.split(raw.strip())
         if number == 1:
             if fields != WMT_DA_HEADER:
                 errors.append((1, "the header must be: " + " ".join(WMT_DA_HEADER)))

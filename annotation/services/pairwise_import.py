@@ -8,21 +8,11 @@ from collections.abc import Iterable
 
 from .campaign_import import CampaignFileError
 from .judgment_import import JudgmentRow, ParsedJudgments
+from .text_lines import numbered_lines
 
 HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
-
-
-def _text_lines(lines: Iterable[bytes | str], errors: list) -> Iterable[str]:
-    for number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                errors.append((number, "not valid UTF-8"))
-                raw = ""
-        yield raw.lstrip("\ufeff") if number == 1 else raw
 
 
 def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None = None) -> ParsedJudgments:
@@ -30,7 +20,7 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
     errors: list[tuple[int, str]] = []
     if not systems or len(systems) != 2 or systems[0] == systems[1]:
         raise CampaignFileError([(0, "pairwise-csv needs the two systems compared: --systems A,B")])
-    reader = csv.reader(_text_lines(lines, errors))
+    reader = csv.reader(text for _, text in numbered_lines(lines, errors))
     rows: list[JudgmentRow] = []
     criteria, units = set(), set()
     for record in reader:
