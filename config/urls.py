@@ -9,5 +9,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("evaluation.urls")),
+    path("results/", include("evaluation.page_urls")),
     path("", include("annotation.urls")),
 ]

@@ -169,6 +169,7 @@ def _legend(x: float, y: float, entries: Sequence[tuple[str, str, str]]) -> Safe
 
 
 def _empty(width: float, height: float, title: str, message: str) -> SafeString:
+    height = min(height, 90)
     body = _join([format_html('<rect x="0" y="0" width="{}" height="{}" fill="#FAFAFA" stroke="{}"/>',
                               _c(width), _c(height), GRID),
                   _text(width / 2, height / 2, message, "middle", MUTED)])
@@ -239,6 +240,9 @@ def _count_label(value: float) -> str:
 
 # Worker reliability scatter (001 Fig. 4) --------------------------------------------------------
 
+#: The log axis of p-values stops here; smaller p-values are drawn on the floor (their titles keep the value).
+LOG_FLOOR_EXPONENT = -6
+
 WORKER_GROUPS = {
     "reliable": ("circle", BLUE, "reliable"),
     "unreliable": ("triangle", VERMILLION, "not reliable"),
@@ -255,18 +259,19 @@ def scatter_chart(points: Sequence[dict], *, title: str, x_label: str, y_label: 
     shown = [p for p in points if _finite(p.get("x")) and _finite(p.get("y"))]
     if not shown:
         return _empty(width, height, title, "No worker has both a time and a test result yet")
-    left, right, top, bottom = 64, 20, 34, 46
+    left, right, top, bottom = 70, 20, 40, 46
     ticks_x = nice_ticks(0, max(p["x"] for p in shown) or 1)
     x = Scale(ticks_x[0], ticks_x[-1], left, width - right)
     parts = []
     if log_y:
         smallest = min([p["y"] for p in shown if p["y"] > 0] + [threshold or 1, 0.01])
-        floor = 10.0 ** max(-12, math.floor(math.log10(smallest)))
+        floor = 10.0 ** max(LOG_FLOOR_EXPONENT, math.floor(math.log10(smallest)))
         y = Scale(floor, 1.0, height - bottom, top, log=True)
         exponents = list(range(int(round(math.log10(floor))), 1))
-        every = 1 if len(exponents) <= 7 else 2
-        ticks_y = [10.0 ** e for e in exponents[::-1][::every]]
+        ticks_y = [10.0 ** e for e in exponents[::-1]]
         labels = {t: _decade_label(t) for t in ticks_y}
+        if smallest < floor:
+            labels[ticks_y[-1]] = "≤ " + labels[ticks_y[-1]]
 
         def place(v):
             return y(max(v, floor))
@@ -304,7 +309,7 @@ def scatter_chart(points: Sequence[dict], *, title: str, x_label: str, y_label: 
         parts.append(_marker(shape, x(point["x"]), place(point["y"]), colour, point.get("label", "")))
     legend = [(shape, colour, name) for key, (shape, colour, name) in groups.items()
               if any(p.get("group") == key for p in shown)]
-    parts.append(_legend(left, 18, legend))
+    parts.append(_legend(left, 16, legend))
     return _svg(width, height, title, _join(parts))
 
 
@@ -316,15 +321,14 @@ def _decade_label(value: float) -> str:
 # System rankings with intervals (001 Table 5) ---------------------------------------------------
 
 def ranking_chart(rows: Sequence[dict], *, title: str,
-                  panels: Sequence[tuple[str, str]] = (("z", "mean z (95 % interval)"),
-                                                       ("raw", "mean raw score (95 % interval)")),
+                  panels: Sequence[tuple[str, str]] = (("z", "z score"), ("raw", "raw score (0–100)")),
                   width: int = 540, domains: dict | None = None) -> SafeString:
     """Rows in rank order: {label, cluster, is_reference, z: (mean, low, high), raw: (...)}; one panel per
     scale with a dot at the mean and a bar over the interval. Alternate clusters are shaded and a line
     separates them. `domains` fixes a panel's (low, high) so two charts can share axes."""
     if not rows:
         return _empty(width, 90, title, "No system scores")
-    row_h, top, bottom = 24, 30, 38
+    row_h, top, bottom = 26, 30, 38
     label_chars = min(max(len(str(r["label"])) for r in rows) + 4, 26)
     left = 14 + label_chars * CHAR
     gap = 18
@@ -490,6 +494,38 @@ def _num(value) -> str:
     if not _finite(value):
         return "–"
     return f"{value:g}"
+
+
+# Spam-item miss rates per rater (003 §2.3) ----------------------------------------------------
+
+def rate_bars(rows: Sequence[dict], *, title: str, threshold: float, width: int = 720) -> SafeString:
+    """One horizontal bar per rater {label, rate, seen, missed, excluded}: the share of spam items missed,
+    with the exclusion threshold as a dashed line. Raters without spam items are left out."""
+    shown = [r for r in rows if _finite(r.get("rate"))]
+    if not shown:
+        return _empty(width, 90, title, "No rater has seen a spam item yet")
+    label_chars = min(max(len(str(r["label"])) for r in shown) + 2, 28)
+    left, right, top, bar_h, gap = 12 + label_chars * CHAR, 130, 34, 18, 8
+    height = top + len(shown) * (bar_h + gap) + 34
+    x = Scale(0, 1, left, width - right)
+    parts = [_legend(left, 16, [("swatch", BLUE, "counted"), ("swatch", VERMILLION, "excluded"),
+                                ("dash", VERMILLION, f"exclusion above {threshold:.0%}")])]
+    for t in (0, .2, .4, .6, .8, 1):
+        parts.append(_line(x(t), top - 4, x(t), height - 30, GRID))
+        parts.append(_text(x(t), height - 14, f"{t:.0%}", "middle", MUTED))
+    for i, row in enumerate(shown):
+        y0 = top + i * (bar_h + gap)
+        colour = VERMILLION if row.get("excluded") else BLUE
+        parts.append(_text(left - 8, y0 + bar_h / 2 + 4, truncate(row["label"], label_chars), "end", INK))
+        tip = (f"{row['label']}: missed {row['missed']} of {row['seen']} spam items ({row['rate']:.0%}), "
+               f"{'excluded' if row.get('excluded') else 'counted'}")
+        parts.append(format_html('<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}">'
+                                 "<title>{}</title></rect>", _c(left), _c(y0), _c(max(x(row["rate"]) - left, 1.5)),
+                                 bar_h, colour, tip))
+        parts.append(_text(x(row["rate"]) + 6, y0 + bar_h / 2 + 4, f"{row['missed']} of {row['seen']}", fill=MUTED,
+                           size=11))
+    parts.append(_line(x(threshold), top - 8, x(threshold), height - 30, VERMILLION, 1.5, "6 4"))
+    return _svg(width, height, title, _join(parts))
 
 
 # Calibration (000 Table 3) ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Campaign, Judgment
+from annotation.protocols import UnknownProtocol
 
 from .. import charts
 from ..models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerResult
@@ -64,10 +65,8 @@ def _header(campaign: Campaign) -> CampaignResults | None:
 
 
 def _family(campaign: Campaign) -> str:
-    try:
-        return campaign.protocol_spec.family
-    except Exception:  # an unknown protocol name: show what is stored, as a DA-like campaign
-        return ""
+    spec = _spec(campaign)
+    return spec.family if spec else ""
 
 
 def _finite(value) -> float | None:
@@ -168,34 +167,27 @@ def _worker_display(row: dict, family: str) -> dict:
 
 
 def _scatter(rows: list[dict], family: str, campaign: Campaign, summary: dict):
+    """The workers' figure and how many workers it leaves out: DA, p-value against mean seconds per
+    judgment (001 Fig. 4); pairwise, each rater's spam-item miss rate against the exclusion threshold."""
+    if family == PAIRWISE:
+        limit = float(summary.get("max_spam_miss_rate", 0.2))
+        bars = [{"label": r["worker"], "rate": r["spam_miss_rate"], "seen": r["spam_seen"],
+                 "missed": r["spam_missed"], "excluded": not r["reliable"]} for r in rows]
+        svg = charts.rate_bars(bars, title="Share of spam items missed per rater", threshold=limit)
+        return svg, sum(1 for b in bars if b["rate"] is None)
     points = []
     for r in rows:
         status = "reliable" if r["reliable"] else "not reliable"
-        if family == PAIRWISE:
-            y = r["spam_miss_rate"]
-            tip = (f"{r['worker']}: {_fixed(r['mean_seconds'], 1)} s per judgment, missed {r['spam_missed']} of "
-                   f"{r['spam_seen']} spam items, {'kept' if r['reliable'] else 'excluded'}")
-        else:
-            y = r["p_value"]
-            tip = (f"{r['worker']}: {_fixed(r['mean_seconds'], 1)} s per judgment, p = "
-                   f"{charts.format_p(r['p_value'])} over {r['pairs']} pairs, {status}")
-        points.append({"x": r["mean_seconds"], "y": y, "label": tip,
+        tip = (f"{r['worker']}: {_fixed(r['mean_seconds'], 1)} s per judgment, p = "
+               f"{charts.format_p(r['p_value'])} over {r['pairs']} pairs, {status}")
+        points.append({"x": r["mean_seconds"], "y": r["p_value"], "label": tip,
                        "group": "reliable" if r["reliable"] else "unreliable"})
+    threshold = float(summary.get("threshold", campaign.qc_threshold))
+    svg = charts.scatter_chart(
+        points, title="Reliability p-value against mean seconds per judgment, one mark per worker (001 Fig. 4)",
+        x_label="mean seconds per judgment", y_label="p-value (log scale)", log_y=True, threshold=threshold,
+        threshold_label=f"p = {threshold:g}", zone_label=f"reliable (p < {threshold:g})")
     plotted = sum(1 for p in points if _finite(p["x"]) is not None and _finite(p["y"]) is not None)
-    if family == PAIRWISE:
-        limit = float(summary.get("max_spam_miss_rate", 0.2))
-        svg = charts.scatter_chart(
-            points, title="Spam-item miss rate against mean seconds per judgment, one mark per rater",
-            x_label="mean seconds per judgment", y_label="share of spam items missed", y_range=(0.0, 1.0),
-            threshold=limit, threshold_label=f"exclusion above {limit:.0%}", zone_label="kept",
-            groups={"reliable": ("circle", charts.BLUE, "kept"),
-                    "unreliable": ("triangle", charts.VERMILLION, "excluded")})
-    else:
-        threshold = float(summary.get("threshold", campaign.qc_threshold))
-        svg = charts.scatter_chart(
-            points, title="Reliability p-value against mean seconds per judgment, one mark per worker (001 Fig. 4)",
-            x_label="mean seconds per judgment", y_label="p-value (log scale)", log_y=True, threshold=threshold,
-            threshold_label=f"p = {threshold:g}", zone_label=f"reliable (p < {threshold:g})")
     return svg, len(points) - plotted
 
 
@@ -321,9 +313,10 @@ def results_index(request):
 
 
 def _spec(campaign):
+    """The campaign's protocol, or None for a protocol no longer registered (the stored results still show)."""
     try:
         return campaign.protocol_spec
-    except Exception:
+    except UnknownProtocol:
         return None
 
 
