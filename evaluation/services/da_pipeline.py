@@ -67,18 +67,24 @@ class DAAnalysis:
     agreement: dict = field(default_factory=dict)
 
 
-def match_pairs(data: DAJudgments, kind: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of `kind` (bad reference or repeat) and the rows of the system outputs they pair with."""
-    _, output_code = np.unique(data.output, return_inverse=True)
-    key = data.assignment.astype(np.int64) * (int(output_code.max(initial=0)) + 1) + output_code
+def match_pairs(data: DAJudgments, kinds: tuple[int, ...] = (BAD_REF, REPEAT)) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each kind (bad reference, repeat): its rows, and the rows of the system outputs they pair with.
+
+    The key (assignment, output) is one int64 (database ids are far below 2^31), so one sort of
+    the system-output rows serves every kind.
+    """
+    key = data.assignment.astype(np.int64) * (int(data.output.max(initial=0)) + 2) + (data.output + 1)
     system_rows = np.flatnonzero(data.item_type == SYSTEM)
-    kind_rows = np.flatnonzero(data.item_type == kind)
     order = np.argsort(key[system_rows], kind="stable")
     sorted_keys = key[system_rows][order]
-    at = np.searchsorted(sorted_keys, key[kind_rows])
-    found = at < sorted_keys.size
-    found[found] = sorted_keys[at[found]] == key[kind_rows][found]
-    return kind_rows[found], system_rows[order[at[found]]]
+    pairs = []
+    for kind in kinds:
+        kind_rows = np.flatnonzero(data.item_type == kind)
+        at = np.searchsorted(sorted_keys, key[kind_rows])
+        found = at < sorted_keys.size
+        found[found] = sorted_keys[at[found]] == key[kind_rows][found]
+        pairs.append((kind_rows[found], system_rows[order[at[found]]]))
+    return pairs
 
 
 def _reliability(test: str, worker, score, z, bad, bad_orig, rep, rep_orig, n_workers: int, threshold: float):
@@ -136,7 +142,8 @@ def _agreement(data: DAJudgments, worker, z, rep, rep_orig) -> dict:
                         "kappa": _kappas(data.score[rep_orig], data.score[rep], z[rep_orig], z[rep], all_z)}}
     # Distinct judges: the first two system-output judgments of each output by two different workers.
     rows = np.flatnonzero(data.item_type == SYSTEM)
-    rows = rows[np.lexsort((data.judgment_id[rows], data.output[rows]))]
+    order_key = data.output[rows] * (int(data.judgment_id.max(initial=0)) + 1) + data.judgment_id[rows]
+    rows = rows[np.argsort(order_key)]  # by output, then by judgment id (one int64 key sorts faster than lexsort)
     starts = np.flatnonzero(np.r_[True, data.output[rows][1:] != data.output[rows][:-1]])
     starts = starts[starts + 1 < rows.size]
     first, second = rows[starts], rows[starts + 1]
@@ -154,8 +161,7 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05,
     annotator_ids, worker = np.unique(data.annotator_id, return_inverse=True)
     n_workers = annotator_ids.size
     z = stats.standardise(worker, data.score, n_workers)
-    bad, bad_orig = match_pairs(data, BAD_REF)
-    rep, rep_orig = match_pairs(data, REPEAT)
+    (bad, bad_orig), (rep, rep_orig) = match_pairs(data)
     p, pairs, reliable = _reliability(test, worker, data.score, z.z, bad, bad_orig, rep, rep_orig, n_workers,
                                       threshold)
     reliable = reliable & ~z.constant
