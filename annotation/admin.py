@@ -100,7 +100,8 @@ class CampaignAdmin(admin.ModelAdmin):
                     form.add_error("file", f"… and {len(exc.errors) - MAX_REPORTED_ERRORS} more problems")
                 form.add_error(None, "The file was refused; nothing was imported.")
             else:
-                messages.success(request, f"Imported {result.campaign.name}: {result.hits} HITs. It is a draft: "
+                hits = f"{result.hits} HIT" + ("" if result.hits == 1 else "s")
+                messages.success(request, f"Imported {result.campaign.name}: {hits}. It is a draft: "
                                           "check the preview, then publish it.")
                 return redirect(reverse("admin:annotation_campaign_preview", args=[result.campaign.pk]))
         return render(request, "admin/annotation/campaign/import.html", {

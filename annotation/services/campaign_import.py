@@ -105,7 +105,7 @@ def parse_campaign_lines(lines: Iterable[bytes | str], requires_reference: bool)
         try:
             record = json.loads(raw)
         except json.JSONDecodeError as exc:
-            errors.append((number, f"invalid JSON ({exc.msg} at column {exc.colno})"))
+            errors.append((number, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"))
             continue
         segment, problems = _parse_record(record, requires_reference)
         if problems:
