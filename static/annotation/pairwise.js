@@ -61,6 +61,7 @@
         rows.appendChild(row);
       }
       rows.scrollTop = 0;
+      window.scrollTo(0, 0);  // a new item starts at its top, also where the page scrolls (phones)
       choose(null);
     },
     focus: function () { rows.focus({preventScroll: true}); },

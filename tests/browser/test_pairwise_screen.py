@@ -313,8 +313,8 @@ def test_fluency_shows_no_source(live_server, desktop):
     expect(page.locator(".pw-col-source")).to_be_hidden()
     columns = page.evaluate("getComputedStyle(document.querySelector('.pw-row')).gridTemplateColumns").split()
     assert len(columns) == 2
-    for german in (s for sentences in NEWS.values() for s, _, _ in sentences):
-        assert german not in page.inner_text("#screen")
+    shown = page.inner_text("#screen")
+    assert not [german for sentences in NEWS.values() for german, _, _ in sentences if german in shown]
     page.keyboard.press("ArrowDown")
     with page.expect_response(_is_hit_api("POST")) as answer:
         page.keyboard.press("Enter")
@@ -346,8 +346,7 @@ def test_pairwise_screenshots_desktop_and_phone(live_server, browser):
         expect(page.locator("#progress-text")).to_have_text(f"{position + 1} / {total}")
         expect(page.locator(".pw-row")).to_have_count(6)
         # the whole document and the choices fit on the screen without scrolling
-        print("FITS", page.evaluate("(() => { const r = document.getElementById('pw-rows');"
-                             " return [r.scrollHeight, r.clientHeight]; })()"))
+        assert page.evaluate("(r => r.scrollHeight <= r.clientHeight)(document.getElementById('pw-rows'))")
         assert page.locator("#submit").bounding_box()["y"] + 40 <= 850
         page.keyboard.press("b")
         expect(page.locator("#submit")).to_be_enabled()
@@ -367,10 +366,17 @@ def test_pairwise_screenshots_desktop_and_phone(live_server, browser):
         phone.tap("#pw-choices .choice[data-choice=B]")
         expect(phone.locator("#submit")).to_be_enabled()
         assert _pressed(phone) == ["B"]
+        # one page scroll, no box scrolling inside it; the picture shows the end of the document and the choices
+        assert phone.evaluate("(r => r.scrollHeight <= r.clientHeight)(document.getElementById('pw-rows'))")
+        phone.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        assert phone.evaluate("window.scrollY") > 0
+        phone.wait_for_timeout(400)  # let the tap highlight fade, for the same picture every time
         phone.screenshot(path=str(DOCS / "pairwise-screen-phone.png"))
         with phone.expect_response(_is_hit_api("POST")) as answer:
             phone.tap("#submit")
         assert answer.value.status == 201
         expect(phone.locator("#progress-text")).to_have_text(f"{position + 2} / {total}")
+        expect(phone.locator("#submit")).to_be_disabled()
+        assert phone.evaluate("window.scrollY") == 0  # the next document starts at its top
         assert phone.js_errors == []
     assert Judgment.objects.get(assignment__token=token, item__position=position).choice == "B"
