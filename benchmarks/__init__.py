@@ -1,0 +1,1 @@
+"""Load benchmarks; see benchmarks/README.md."""
