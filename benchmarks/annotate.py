@@ -629,9 +629,19 @@ def pace_process(proc: int, indices: list[int], cfg: dict, ready, go, t0_value, 
                 return
             when, _, a, kind = event
             stats = measured if when >= t0 else warming
-            stats.lag.append(time.monotonic() - when)
+            late = time.monotonic() - when
+            stats.lag.append(late)
             with a.lock:
-                if kind == "get":
+                if late > cfg["give_up"]:
+                    # The server is that far behind: the request is not sent (an overloaded run still ends
+                    # in bounded time) and counts with its lateness, a lower bound of its latency.
+                    stats.errors[f"{kind} not sent, >{cfg['give_up']:g} s late"] += 1
+                    stats.latency[kind].append(late)
+                    if kind == "post":
+                        following = when + think * rng.uniform(1 - jitter, 1 + jitter)
+                        if following < end:
+                            scheduler.push(following, a, "post")
+                elif kind == "get":
                     if a.working:
                         a.fetch(client, stats, when)
                 elif a.working and a.answer(client, stats, rng, when):
@@ -666,7 +676,10 @@ def split(n: int, procs: int) -> list[list[int]]:
 def collect(results, procs: list[mp.Process], timeout: float) -> Stats:
     total = Stats()
     for _ in procs:
-        total.merge(results.get(timeout=timeout))
+        try:
+            total.merge(results.get(timeout=timeout))
+        except queue.Empty:
+            raise RuntimeError(f"the load generator did not finish within {timeout:.0f} s") from None
     for p in procs:
         p.join(timeout=10)
     return total
@@ -697,7 +710,7 @@ def run_pace(port: int, slug: str, prefix: str, args) -> tuple[Stats, Stats, flo
     warmup = args.think if args.warmup is None else args.warmup
     cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.pace_duration, "warmup": warmup,
            "think": args.think, "jitter": args.jitter, "annotators": args.pace_annotators,
-           "get_ratio": args.get_ratio, "threads": args.client_threads}
+           "get_ratio": args.get_ratio, "threads": args.client_threads, "give_up": args.give_up}
     procs = [ctx.Process(target=pace_process, args=(p, idx, cfg, ready, go, t0_value, results), daemon=True)
              for p, idx in enumerate(split(args.pace_annotators, args.client_procs))]
     CHILDREN.extend(procs)
@@ -715,7 +728,7 @@ def run_pace(port: int, slug: str, prefix: str, args) -> tuple[Stats, Stats, flo
     go.set()
     time.sleep(max(0.0, t0 - time.monotonic()))
     before = cpu_times(args.db_name, port)
-    stats = collect(results, procs, timeout=warmup + args.pace_duration + 120)
+    stats = collect(results, procs, timeout=warmup + args.pace_duration + args.give_up + 120)
     seconds = time.monotonic() - t0
     stats.window = seconds
     stats.cpu = cpu_share(before, cpu_times(args.db_name, port), seconds, stats.cpu_seconds)
@@ -873,7 +886,7 @@ def print_summary(report: dict) -> None:
                       f"each ~{pace['think_seconds']:g} s, open loop, {pace['duration']:g} s measured after "
                       f"{pace['warmup_seconds']:g} s of warm-up"]
         lines.append(f"  rate: target {pace['target_rate']:.1f} judgments/s, achieved {pace['achieved_rate']:.1f} "
-                     f"(201 responses); {pace['requests_per_second']:.1f} requests/s")
+                     f"(201 responses); {pace['requests_per_second']:.1f} requests/s offered")
         lines.append(fmt_latency("GET-next", pace["latency_ms"]["get"]))
         lines.append(fmt_latency("POST", pace["latency_ms"]["post"]))
         if pace["latency_ms"]["start"].get("n"):
@@ -915,6 +928,8 @@ def parse_args(argv=None):
     parser.add_argument("--think", type=float, default=15.0, help="pace: seconds between two posts of an annotator")
     parser.add_argument("--jitter", type=float, default=0.2, help="pace: think time varies by +- this fraction")
     parser.add_argument("--warmup", type=float, help="pace: seconds sent before measuring (default: --think)")
+    parser.add_argument("--give-up", type=float, default=10.0,
+                        help="pace: a request this many seconds behind its schedule is not sent (counted as late)")
     parser.add_argument("--get-ratio", type=float, default=1.0,
                         help="pace: GETs of the current state per POST (a page load or refresh between answers)")
     parser.add_argument("--segments", type=int, default=2000, help="segments of each generated campaign")
