@@ -16,22 +16,28 @@ a local cache). The benchmark database is dropped at the end unless `--keep-db`.
    click at random; a few give one constant score. Written as a wmt-da file (CONTRACT.md) in a
    temporary folder and imported with `manage.py import_judgments FILE --format wmt-da`.
    Timed (wall clock of the command, Django start-up included). Target: < 120 s.
-2. Statistics core: the judgments are loaded into arrays once (`load_judgments`), then
-   `evaluation.services.da_pipeline.analyse()` is timed (median of `--repeats`). Target: < 2 s.
-3. Whole task, database to stored results: the Celery task `compute_campaign_results` run
-   in-process (`.apply()`) in a fresh subprocess, twice (first computation, then a recompute
-   that replaces the stored results). `load_judgments`, `analyse` and `store` are wrapped with
-   timers from the outside to split the time; peak memory is the subprocess's ru_maxrss.
+2. Whole task, database to stored results: the Celery task `compute_campaign_results` run
+   in-process (`.apply()`), each run in a fresh subprocess: once right after the import, then
+   (after a VACUUM ANALYZE, what autovacuum would soon do) `--repeats` recomputes that replace
+   the stored results. `load_judgments`, `analyse`, `store` and the progress timeline are
+   wrapped with timers from the outside (nothing edited) to split the time. Peak memory is the
+   subprocess's own high-water mark (VmHWM; ru_maxrss is shown too, it also counts the parent's
+   RSS at the fork, which is why these runs come before this process loads anything big).
    Targets: < 10 s, peak < 1.5 GB.
+3. Statistics core: the judgments are loaded into arrays once (`load_judgments`), then
+   `evaluation.services.da_pipeline.analyse()` is timed (median of `--repeats`). Target: < 2 s.
 4. A straightforward per-judgment Python implementation of the same statistics (loops and
    dicts, scipy's ttest_rel per worker and mannwhitneyu per system pair, as Appraise's
    ComputeZScores does it) on a 100,000-judgment sample (1,000 whole HITs), read from the
    generated rows with the file's string ids; `analyse()` on the database arrays of the same
-   HITs. Asserts that both give the same p-values per worker, the same reliable workers, the
-   same per-system means (z and raw) and counts and the same significance matrix, and prints
-   the speed-up.
+   HITs (and the vectorised core doing only the same work). Asserts that both give the same
+   p-values per worker, the same reliable workers, the same per-system means (z and raw) and
+   counts and the same significance matrix (rtol 1e-9), and prints the speed-up.
 
-A JSON report goes to benchmarks/out/stats-<time>.json. See benchmarks/README.md.
+Before each timed step it waits (up to `--wait-quiet` s) for other processes to go quiet, and
+it reports the cores other processes used and the hypervisor stole during each step, and a
+reference workload's time (the machine's speed varies between runs). Exit status 1 if a target
+is missed. A JSON report goes to benchmarks/out/stats-<time>.json. See benchmarks/README.md.
 """
 from __future__ import annotations
 
