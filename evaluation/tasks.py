@@ -4,12 +4,15 @@ Debouncing (issue: at most one recompute per campaign in flight, and a burst of 
 causes one more run, not hundreds): new judgments set a "queued" flag in the shared cache
 and enqueue a run only if the flag was not already set. A run clears the flag as it
 starts, so judgments arriving during it queue exactly one more run; a run that finds
-another in flight retries later. Results are written in one transaction, so a worker
+another in flight retries later. A run is queued with the debounce delay, so it cannot start
+sooner; a process that queued one therefore skips the shared cache for half that delay (one
+round trip fewer per judgment on the annotators' hot path). Results are written in one transaction, so a worker
 killed mid-run leaves the old results in place; the task is then redelivered
 (acks_late, reject on worker lost) and retries.
 """
 import logging
 import threading
+import time
 
 from celery import shared_task
 from django.conf import settings
@@ -53,10 +56,21 @@ def claim_queued_run(campaign_id: int) -> bool:
     return cache.add(_queued_key(campaign_id), 1, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
 
 
+#: campaign id -> time.monotonic() until which a run this process queued has certainly not started yet.
+_queued_here: dict[int, float] = {}
+
+
 def schedule_recompute(campaign_id: int) -> bool:
-    """Queue one debounced recompute unless one is already queued; True if this call queued it."""
+    """Queue one debounced recompute unless one is already queued; True if this call queued it.
+
+    A run reads every judgment committed before it starts, and a run this process queued starts no
+    sooner than RESULTS_DEBOUNCE_SECONDS after; within half of that, new judgments are already covered.
+    """
+    if time.monotonic() < _queued_here.get(campaign_id, 0.0):
+        return False
     if not claim_queued_run(campaign_id):
         return False
+    _queued_here[campaign_id] = time.monotonic() + settings.RESULTS_DEBOUNCE_SECONDS / 2
     if compute_campaign_results.app.conf.task_always_eager:
         # No broker (the newcomer's set-up): run in-process after the debounce delay, off the request.
         timer = threading.Timer(settings.RESULTS_DEBOUNCE_SECONDS, _run_locally, args=(campaign_id,))

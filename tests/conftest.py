@@ -34,6 +34,17 @@ def as_bytes(lines: list[str]) -> list[bytes]:
     return [(line + "\n").encode() for line in lines]
 
 
+@pytest.fixture(autouse=True)
+def forget_queued_recomputes():
+    """Each test starts with no recompute remembered as queued by this process (campaign ids recur
+    between tests; they never do in production)."""
+    from evaluation import tasks
+
+    tasks._queued_here.clear()
+    yield
+    tasks._queued_here.clear()
+
+
 @pytest.fixture
 def make_campaign(db):
     def make(n_segments=35, systems=("sys-A", "sys-B"), protocol="adequacy", redundancy=1, seed=7, **settings):

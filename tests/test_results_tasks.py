@@ -38,6 +38,24 @@ def test_a_burst_of_judgments_claims_one_run(judged):
     cache.delete(_queued_key(judged.pk))
 
 
+def test_a_process_that_queued_a_run_skips_the_cache_until_the_run_can_start(judged, settings):
+    from django.core.cache import cache
+
+    from evaluation import tasks
+
+    settings.RESULTS_DEBOUNCE_SECONDS = 3600  # the queued run (a timer thread here) stays far off
+    cache.delete(_queued_key(judged.pk))
+    assert tasks.schedule_recompute(judged.pk) is True
+    cache.delete(_queued_key(judged.pk))
+    # The run queued above cannot have started, so it will read these judgments: no cache round trip.
+    assert [tasks.schedule_recompute(judged.pk) for _ in range(50)] == [False] * 50
+    assert cache.get(_queued_key(judged.pk)) is None
+    tasks._queued_here[judged.pk] = 0.0  # half the debounce delay has passed: ask the cache again
+    assert tasks.schedule_recompute(judged.pk) is True
+    assert cache.get(_queued_key(judged.pk)) == 1
+    cache.delete(_queued_key(judged.pk))
+
+
 def test_compute_endpoint_and_freshness(api, judged):
     before = api.get(f"/api/campaigns/{judged.slug}/workers/").json()
     assert before["computed_at"] is None and before["stale"] is True and before["results"] == []

@@ -25,11 +25,11 @@ def _error(status: int, reason: str, **extra) -> JsonResponse:
 @require_http_methods(["GET", "POST"])
 def hit_state(request, token: str):
     if request.method == "GET":
-        assignment = judging.find_assignment(token)
-        if assignment is None:
+        snapshot = judging.load(token)
+        if snapshot is None:
             return _error(404, "unknown HIT")
         try:
-            return JsonResponse(judging.serve(assignment))
+            return JsonResponse(judging.serve(snapshot))
         except judging.AssignmentGone:
             return _error(410, GONE)
     if len(request.body) > MAX_BODY:
@@ -43,8 +43,7 @@ def hit_state(request, token: str):
     except judging.JudgmentError as exc:
         return _error(400, str(exc))
     except judging.Conflict as exc:
-        assignment = judging.find_assignment(token)
-        return _error(409, str(exc), state=judging.state_of(assignment))
+        return _error(409, str(exc), state=exc.state)
     except judging.AssignmentGone:
         return _error(410, GONE)
     if answer is None:

@@ -1,0 +1,234 @@
+"""The SQL behind the annotator's state machine (judging.py), composed once and reused.
+
+Each annotator request is a handful of fixed statements, and on this hot path Django's ORM
+spent more CPU composing SQL and building model instances than the database spent running
+it (benchmarks/README.md, "annotate.py"). So the statements are composed here once, from
+the models' own field lists (they follow the schema), and rows come back as ordinary model
+instances through `Model.from_db`, with the same database converters the ORM applies. On
+PostgreSQL each statement is also prepared once per connection: planning the six-table read
+took several times the CPU of running it.
+
+- `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
+  current and next positions with their segments and outputs. No lock is taken.
+- `record(...)`: stores a judgment and moves the assignment on, both or neither, and only if
+  the assignment is still active at the position that was read (optimistic concurrency: a
+  parallel request for the same assignment either finds it moved on or waits for the row
+  and then finds it moved on). On PostgreSQL this is one statement (the UPDATE in a CTE feeds
+  the INSERT); elsewhere two statements in one transaction.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
+
+from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, SystemOutput
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+class _Columns:
+    """All concrete columns of `model` under a table alias, in field order, and the instances built back
+    from a row's slice of them."""
+
+    def __init__(self, model, alias: str):
+        self.model = model
+        self.alias = alias
+        self.fields = model._meta.concrete_fields
+        self.attnames = [f.attname for f in self.fields]
+        self._converters: dict[str, list] = {}
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def select_list(self) -> str:
+        return ", ".join(f"{self.alias}.{_quote(f.column)}" for f in self.fields)
+
+    def _converters_for(self, vendor: str) -> list:
+        """Per column, the (converter, expression) pairs the ORM's compiler would apply to it."""
+        if vendor not in self._converters:
+            per_column = []
+            for f in self.fields:
+                col = f.get_col(self.alias)
+                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                per_column.append([(converter, col) for converter in found])
+            self._converters[vendor] = per_column
+        return self._converters[vendor]
+
+    def build(self, row, start: int):
+        """The instance held in row[start:start + len(self)]; None when its primary key is NULL (outer join)."""
+        values = list(row[start:start + len(self.fields)])
+        if values[0] is None:
+            return None
+        for i, converters in enumerate(self._converters_for(connection.vendor)):
+            if converters and values[i] is not None:
+                for converter, col in converters:
+                    values[i] = converter(values[i], col, connection)
+        return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
+
+
+_ASSIGNMENT = _Columns(Assignment, "a")
+_HIT = _Columns(Hit, "h")
+_CAMPAIGN = _Columns(Campaign, "c")
+_ITEM = _Columns(HitItem, "i")
+_SEGMENT = _Columns(Segment, "s")
+_OUTPUT = _Columns(SystemOutput, "o")
+_READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _OUTPUT)
+
+
+@dataclass
+class Snapshot:
+    """An assignment as one read found it: `assignment.hit` and `assignment.campaign` are loaded, and
+    `items` holds the items at its current and next positions (those that exist), each with its segment
+    and output loaded."""
+
+    assignment: Assignment
+    items: dict[int, HitItem] = field(default_factory=dict)
+
+
+def _prepared_names() -> set[str]:
+    """The statements prepared on the current database connection (a new connection starts empty)."""
+    raw = connection.connection
+    state = getattr(connection, "_judging_prepared", None)
+    if state is None or state[0] is not raw:
+        state = (raw, set())
+        connection._judging_prepared = state
+    return state[1]
+
+
+class _Statement:
+    """One statement of the hot path. `compose()` gives its SQL (with %s placeholders) and the
+    database types of its parameters; it runs on first use, since quoting needs a connection."""
+
+    def __init__(self, name: str, compose):
+        self.name = f"judging_{name}"
+        self._compose = compose
+        self._sql: str | None = None
+        self._types: list[str] = []
+
+    @property
+    def sql(self) -> str:
+        if self._sql is None:
+            self._sql, self._types = self._compose()
+        return self._sql
+
+    def execute(self, cursor, params: list) -> None:
+        if connection.vendor != "postgresql":
+            cursor.execute(self.sql, params)
+            return
+        prepared = _prepared_names()
+        if self.name not in prepared:
+            parts = self.sql.split("%s")
+            numbered = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], start=1))
+            cursor.execute(f"PREPARE {self.name} ({', '.join(self._types)}) AS {numbered}")
+            prepared.add(self.name)
+        cursor.execute(f"EXECUTE {self.name} ({', '.join(['%s'] * len(params))})", params)
+
+
+def _types(fields) -> list[str]:
+    return [f.cast_db_type(connection) for f in fields]
+
+
+def _compose_read() -> tuple[str, list[str]]:
+    table = {part.alias: _quote(part.model._meta.db_table) for part in _READ_PARTS}
+    position = _quote("position")
+    sql = (
+        f"SELECT {', '.join(part.select_list() for part in _READ_PARTS)} "
+        f"FROM {table['a']} a "
+        f"JOIN {table['h']} h ON h.id = a.hit_id "
+        f"JOIN {table['c']} c ON c.id = a.campaign_id "
+        f"LEFT JOIN {table['i']} i ON i.hit_id = a.hit_id AND i.{position} BETWEEN a.{position} AND a.{position} + 1 "
+        f"LEFT JOIN {table['s']} s ON s.id = i.segment_id "
+        f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
+        f"WHERE a.{_quote('token')} = %s"
+    )
+    return sql, _types([Assignment._meta.get_field("token")])
+
+
+_READ = _Statement("read", _compose_read)
+_READ_OFFSETS = [sum(len(part) for part in _READ_PARTS[:k]) for k in range(len(_READ_PARTS))]
+
+
+def read(token: str) -> Snapshot | None:
+    """The assignment with this token, its HIT, campaign and current and next items; None if unknown."""
+    with connection.cursor() as cursor:
+        _READ.execute(cursor, [token])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    a_at, h_at, c_at, i_at, s_at, o_at = _READ_OFFSETS
+    assignment = _ASSIGNMENT.build(rows[0], a_at)
+    Assignment.hit.field.set_cached_value(assignment, _HIT.build(rows[0], h_at))
+    Assignment.campaign.field.set_cached_value(assignment, _CAMPAIGN.build(rows[0], c_at))
+    snapshot = Snapshot(assignment)
+    for row in rows:
+        item = _ITEM.build(row, i_at)
+        if item is None:
+            continue
+        HitItem.segment.field.set_cached_value(item, _SEGMENT.build(row, s_at))
+        HitItem.output.field.set_cached_value(item, _OUTPUT.build(row, o_at))
+        snapshot.items[item.position] = item
+    return snapshot
+
+
+#: What `record` sets on the assignment, without and with completing it.
+_ADVANCE = ("position", "last_item_id", "item_served_at", "last_activity_at")
+_COMPLETE = _ADVANCE + ("status", "completed_at", "completion_code")
+_GUARD = ("id", "position", "status")
+_JUDGMENT_FIELDS = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
+
+
+def _compose_update(names: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Set `names` on the assignment if it is still active at the position read (the guard)."""
+    fields = [Assignment._meta.get_field(name) for name in names]
+    guard = [Assignment._meta.get_field(name) for name in _GUARD]
+    sql = (f"UPDATE {_quote(Assignment._meta.db_table)} "
+           f"SET {', '.join(f'{_quote(f.column)} = %s' for f in fields)} "
+           f"WHERE {' AND '.join(f'{_quote(f.column)} = %s' for f in guard)}")
+    return sql, _types(fields + guard)
+
+
+def _compose_insert() -> tuple[str, list[str]]:
+    placeholders = ", ".join(["%s"] * len(_JUDGMENT_FIELDS))
+    columns = ", ".join(_quote(f.column) for f in _JUDGMENT_FIELDS)
+    return (f"INSERT INTO {_quote(Judgment._meta.db_table)} ({columns}) VALUES ({placeholders})",
+            _types(_JUDGMENT_FIELDS))
+
+
+def _compose_record(names: tuple[str, ...]) -> tuple[str, list[str]]:
+    """PostgreSQL: the guarded UPDATE feeds the INSERT, so both happen or neither, in one statement."""
+    update, update_types = _compose_update(names)
+    insert, insert_types = _compose_insert()
+    into, values = insert.split(" VALUES ")
+    return (f"WITH advanced AS ({update} RETURNING 1) {into} SELECT {values[1:-1]} FROM advanced",
+            update_types + insert_types)
+
+
+_RECORD = {names: _Statement(f"record_{len(names)}", lambda names=names: _compose_record(names))
+           for names in (_ADVANCE, _COMPLETE)}
+_UPDATE = {names: _Statement(f"update_{len(names)}", lambda names=names: _compose_update(names))
+           for names in (_ADVANCE, _COMPLETE)}
+_INSERT = _Statement("insert", _compose_insert)
+
+
+def record(assignment: Assignment, judgment: Judgment, expected_position: int) -> bool:
+    """Store `judgment` (unsaved) and save `assignment`'s advanced fields, if the assignment is still active
+    at `expected_position` in the database; True if stored. `assignment` carries the new values already
+    (`position`, `last_item_id`, ...; also `status`, `completed_at`, `completion_code` when it completes)."""
+    names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
+    update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), connection)
+                     for name in names]
+    update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE]
+    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), connection) for f in _JUDGMENT_FIELDS]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            _RECORD[names].execute(cursor, update_params + insert_params)
+            return cursor.rowcount == 1
+    with transaction.atomic(), connection.cursor() as cursor:
+        _UPDATE[names].execute(cursor, update_params)
+        if cursor.rowcount != 1:
+            return False
+        _INSERT.execute(cursor, insert_params)
+        return True

@@ -1,0 +1,102 @@
+"""The precompiled SQL of the annotator's hot path (annotation/services/judging_sql.py): it must load
+exactly what the ORM would, and store a judgment only if the assignment is still where it was read."""
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from annotation.models import Assignment, HitItem, Judgment
+from annotation.services import judging_sql
+
+from .conftest import post_answer, start
+
+
+def _field_values(instance) -> dict:
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def _answer(client, token, count):
+    state = client.get(f"/api/hit/{token}/").json()
+    for _ in range(count):
+        state = post_answer(client, token, {"item": state["item"]["id"], "score": 40}).json()
+    return state
+
+
+def test_read_loads_what_the_orm_loads(make_campaign):
+    campaign = make_campaign()
+    client = Client()
+    token = start(client, campaign, "reader")
+    _answer(client, token, 3)
+    snapshot = judging_sql.read(token)
+    assignment = Assignment.objects.select_related("hit", "campaign").get(token=token)
+    assert _field_values(snapshot.assignment) == _field_values(assignment)
+    assert _field_values(snapshot.assignment.hit) == _field_values(assignment.hit)
+    assert _field_values(snapshot.assignment.campaign) == _field_values(assignment.campaign)
+    assert sorted(snapshot.items) == [3, 4]
+    for position, item in snapshot.items.items():
+        expected = HitItem.objects.select_related("segment", "output").get(hit=assignment.hit, position=position)
+        assert _field_values(item) == _field_values(expected)
+        for relation in ("segment", "output"):
+            loaded, wanted = getattr(item, relation), getattr(expected, relation)
+            assert (loaded is None) == (wanted is None)
+            if wanted is not None:
+                assert _field_values(loaded) == _field_values(wanted)
+    assert judging_sql.read("no-such-token") is None
+
+
+def test_read_at_the_last_item_and_when_done(make_campaign):
+    campaign = make_campaign()
+    client = Client()
+    token = start(client, campaign, "finisher")
+    _answer(client, token, 99)
+    assert sorted(judging_sql.read(token).items) == [99]
+    _answer(client, token, 1)
+    done = judging_sql.read(token)
+    assert done.items == {} and done.assignment.status == Assignment.Status.COMPLETED
+
+
+def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
+    campaign = make_campaign()
+    client = Client()
+    token = start(client, campaign, "racer")
+    _answer(client, token, 1)
+    stale = judging_sql.read(token)
+    _answer(client, token, 1)  # a parallel request moves the assignment on after `stale` was read
+    assignment, item = stale.assignment, stale.items[1]
+    now = timezone.now()
+    judgment = Judgment(campaign_id=assignment.campaign_id, assignment_id=assignment.pk,
+                        annotator_id=assignment.annotator_id, item_id=item.id, score=10, served_at=now, seconds=1.0)
+    assignment.position, assignment.last_item_id = 2, item.id
+    assignment.item_served_at = assignment.last_activity_at = now
+    before = Judgment.objects.count()
+    assert judging_sql.record(assignment, judgment, expected_position=1) is False
+    assert Judgment.objects.count() == before
+    assert Assignment.objects.get(pk=assignment.pk).position == 2
+
+
+def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
+    campaign = make_campaign()
+    client = Client()
+    token = start(client, campaign, "idler")
+    _answer(client, token, 1)
+    snapshot = judging_sql.read(token)
+    Assignment.objects.filter(token=token).update(status=Assignment.Status.ABANDONED)
+    assignment, item = snapshot.assignment, snapshot.items[1]
+    judgment = Judgment(campaign_id=assignment.campaign_id, assignment_id=assignment.pk,
+                        annotator_id=assignment.annotator_id, item_id=item.id, score=10)
+    assignment.position = 2
+    assert judging_sql.record(assignment, judgment, expected_position=1) is False
+    assert not Judgment.objects.filter(item=item).exists()
+
+
+def test_statements_survive_a_new_database_connection(make_campaign):
+    campaign = make_campaign()
+    client = Client()
+    token = start(client, campaign, "reconnecting")
+    _answer(client, token, 2)
+    assert judging_sql.read(token).assignment.position == 2
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # what a server restart or a pooler's reset would do
+            cursor.execute("DEALLOCATE ALL")
+        connection._judging_prepared = (None, set())  # a new connection: nothing prepared on it
+    assert judging_sql.read(token).assignment.position == 2
+    assert _answer(client, token, 1)["position"] == 4
