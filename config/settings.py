@@ -162,7 +162,7 @@ RESULTS_LOCK_SECONDS = env.int("RESULTS_LOCK_SECONDS", default=600)
 # The cache holds the debounce flags, so it must be shared by web and worker processes: Redis
 # when a Redis broker is configured, else in-process memory (the single-process default).
 if CELERY_BROKER_URL.startswith("redis"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    CACHES = {"default": {"BACKEND": "config.cache.ReusingRedisCache",
                           "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL)}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -5,9 +5,10 @@ causes one more run, not hundreds): new judgments set a "queued" flag in the sha
 and enqueue a run only if the flag was not already set. A run clears the flag as it
 starts, so judgments arriving during it queue exactly one more run; a run that finds
 another in flight retries later. A run is queued with the debounce delay, so it cannot start
-sooner; a process that queued one therefore skips the shared cache for half that delay (one
-round trip fewer per judgment on the annotators' hot path). Results are written in one transaction, so a worker
-killed mid-run leaves the old results in place; the task is then redelivered
+sooner, and the flag holds that earliest start: until then, a process that set or read the
+flag knows new judgments will be read by that run and skips the shared cache (no round trip
+per judgment on the annotators' hot path). Results are written in one transaction, so a
+worker killed mid-run leaves the old results in place; the task is then redelivered
 (acks_late, reject on worker lost) and retries.
 """
 import logging
@@ -51,33 +52,39 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
         cache.delete(_running_key(campaign_id))
 
 
-def claim_queued_run(campaign_id: int) -> bool:
-    """Set the campaign's "queued" flag; True if it was not set, i.e. this caller must queue the run."""
-    return cache.add(_queued_key(campaign_id), 1, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
+def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
+    """Set the campaign's "queued" flag to the queued run's earliest start (`time.time()` seconds);
+    True if it was not set, i.e. this caller must queue the run."""
+    return cache.add(_queued_key(campaign_id), starts_at, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
 
 
-#: campaign id -> time.monotonic() until which a run this process queued has certainly not started yet.
-_queued_here: dict[int, float] = {}
+#: campaign id -> time.time() before which a queued run has certainly not started, so that it will read
+#: every judgment committed now.
+_covered_until: dict[int, float] = {}
 
 
 def schedule_recompute(campaign_id: int) -> bool:
-    """Queue one debounced recompute unless one is already queued; True if this call queued it.
-
-    A run reads every judgment committed before it starts, and a run this process queued starts no
-    sooner than RESULTS_DEBOUNCE_SECONDS after; within half of that, new judgments are already covered.
-    """
-    if time.monotonic() < _queued_here.get(campaign_id, 0.0):
+    """Queue one debounced recompute unless one is already queued; True if this call queued it."""
+    now = time.time()
+    if now < _covered_until.get(campaign_id, 0.0):
         return False
-    if not claim_queued_run(campaign_id):
+    delay = settings.RESULTS_DEBOUNCE_SECONDS
+    # While the flag is set, the run it announces has not started, so it will read this judgment.
+    starts_at = cache.get(_queued_key(campaign_id))
+    queued = starts_at is None and claim_queued_run(campaign_id, now + delay)
+    if queued:
+        starts_at = now + delay
+    if isinstance(starts_at, float):
+        _covered_until[campaign_id] = starts_at - delay / 2  # half the delay: room for clocks that differ
+    if not queued:
         return False
-    _queued_here[campaign_id] = time.monotonic() + settings.RESULTS_DEBOUNCE_SECONDS / 2
     if compute_campaign_results.app.conf.task_always_eager:
         # No broker (the newcomer's set-up): run in-process after the debounce delay, off the request.
-        timer = threading.Timer(settings.RESULTS_DEBOUNCE_SECONDS, _run_locally, args=(campaign_id,))
+        timer = threading.Timer(delay, _run_locally, args=(campaign_id,))
         timer.daemon = True
         timer.start()
     else:
-        compute_campaign_results.apply_async((campaign_id,), countdown=settings.RESULTS_DEBOUNCE_SECONDS)
+        compute_campaign_results.apply_async((campaign_id,), countdown=delay)
     return True
 
 

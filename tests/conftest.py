@@ -40,9 +40,9 @@ def forget_queued_recomputes():
     between tests; they never do in production)."""
     from evaluation import tasks
 
-    tasks._queued_here.clear()
+    tasks._covered_until.clear()
     yield
-    tasks._queued_here.clear()
+    tasks._covered_until.clear()
 
 
 @pytest.fixture

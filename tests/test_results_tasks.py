@@ -1,5 +1,6 @@
 """Results tasks: debouncing, one transaction per run, freshness, the compute endpoint (in-process)."""
 import random
+import time
 
 import numpy as np
 import pytest
@@ -31,29 +32,40 @@ def test_a_burst_of_judgments_claims_one_run(judged):
     from django.core.cache import cache
 
     cache.delete(_queued_key(judged.pk))
-    claims = [claim_queued_run(judged.pk) for _ in range(300)]
+    claims = [claim_queued_run(judged.pk, time.time() + 10) for _ in range(300)]
     assert claims.count(True) == 1 and claims[0] is True
     cache.delete(_queued_key(judged.pk))  # a run starting clears the flag...
-    assert claim_queued_run(judged.pk) is True  # ...so judgments arriving during it queue one more
+    assert claim_queued_run(judged.pk, time.time() + 10) is True  # ...so judgments arriving during it queue one more
     cache.delete(_queued_key(judged.pk))
 
 
-def test_a_process_that_queued_a_run_skips_the_cache_until_the_run_can_start(judged, settings):
+def test_until_a_queued_run_can_start_judgments_skip_the_cache(judged, settings):
     from django.core.cache import cache
 
     from evaluation import tasks
 
     settings.RESULTS_DEBOUNCE_SECONDS = 3600  # the queued run (a timer thread here) stays far off
-    cache.delete(_queued_key(judged.pk))
+    key = _queued_key(judged.pk)
+    cache.delete(key)
     assert tasks.schedule_recompute(judged.pk) is True
-    cache.delete(_queued_key(judged.pk))
+    assert time.time() + 3500 < cache.get(key) <= time.time() + 3600  # the run's earliest start
+    cache.delete(key)
     # The run queued above cannot have started, so it will read these judgments: no cache round trip.
     assert [tasks.schedule_recompute(judged.pk) for _ in range(50)] == [False] * 50
-    assert cache.get(_queued_key(judged.pk)) is None
-    tasks._queued_here[judged.pk] = 0.0  # half the debounce delay has passed: ask the cache again
+    assert cache.get(key) is None
+
+    tasks._covered_until.clear()  # another process, which finds the run queued by someone else...
+    cache.set(key, time.time() + 3600)
+    assert tasks.schedule_recompute(judged.pk) is False
+    cache.delete(key)  # ...learns its earliest start from the flag, and skips the cache too
+    assert tasks.schedule_recompute(judged.pk) is False and cache.get(key) is None
+
+    tasks._covered_until.clear()  # a run queued to start soon covers nothing for long: ask again
+    cache.set(key, time.time() + 1)
+    assert tasks.schedule_recompute(judged.pk) is False
+    cache.delete(key)
     assert tasks.schedule_recompute(judged.pk) is True
-    assert cache.get(_queued_key(judged.pk)) == 1
-    cache.delete(_queued_key(judged.pk))
+    cache.delete(key)
 
 
 def test_compute_endpoint_and_freshness(api, judged):

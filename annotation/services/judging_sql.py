@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, SystemOutput
 
@@ -46,26 +46,25 @@ class _Columns:
     def select_list(self) -> str:
         return ", ".join(f"{self.alias}.{_quote(f.column)}" for f in self.fields)
 
-    def _converters_for(self, vendor: str) -> list:
-        """Per column, the (converter, expression) pairs the ORM's compiler would apply to it."""
-        if vendor not in self._converters:
-            per_column = []
-            for f in self.fields:
+    def _converters_for(self, db) -> list:
+        """(column index, converter, expression) for each converter the ORM's compiler would apply."""
+        if db.vendor not in self._converters:
+            found = []
+            for i, f in enumerate(self.fields):
                 col = f.get_col(self.alias)
-                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
-                per_column.append([(converter, col) for converter in found])
-            self._converters[vendor] = per_column
-        return self._converters[vendor]
+                found += [(i, converter, col)
+                          for converter in db.ops.get_db_converters(col) + col.get_db_converters(db)]
+            self._converters[db.vendor] = found
+        return self._converters[db.vendor]
 
-    def build(self, row, start: int):
+    def build(self, db, row, start: int):
         """The instance held in row[start:start + len(self)]; None when its primary key is NULL (outer join)."""
         values = list(row[start:start + len(self.fields)])
         if values[0] is None:
             return None
-        for i, converters in enumerate(self._converters_for(connection.vendor)):
-            if converters and values[i] is not None:
-                for converter, col in converters:
-                    values[i] = converter(values[i], col, connection)
+        for i, converter, col in self._converters_for(db):
+            if values[i] is not None:
+                values[i] = converter(values[i], col, db)
         return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
 
 
@@ -88,13 +87,13 @@ class Snapshot:
     items: dict[int, HitItem] = field(default_factory=dict)
 
 
-def _prepared_names() -> set[str]:
-    """The statements prepared on the current database connection (a new connection starts empty)."""
-    raw = connection.connection
-    state = getattr(connection, "_judging_prepared", None)
+def _prepared_names(db) -> set[str]:
+    """The statements prepared on `db`'s current connection to the server (a new connection starts empty)."""
+    raw = db.connection
+    state = getattr(db, "_judging_prepared", None)
     if state is None or state[0] is not raw:
         state = (raw, set())
-        connection._judging_prepared = state
+        db._judging_prepared = state
     return state[1]
 
 
@@ -114,11 +113,11 @@ class _Statement:
             self._sql, self._types = self._compose()
         return self._sql
 
-    def execute(self, cursor, params: list) -> None:
-        if connection.vendor != "postgresql":
+    def execute(self, db, cursor, params: list) -> None:
+        if db.vendor != "postgresql":
             cursor.execute(self.sql, params)
             return
-        prepared = _prepared_names()
+        prepared = _prepared_names(db)
         if self.name not in prepared:
             parts = self.sql.split("%s")
             numbered = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], start=1))
@@ -153,22 +152,23 @@ _READ_OFFSETS = [sum(len(part) for part in _READ_PARTS[:k]) for k in range(len(_
 
 def read(token: str) -> Snapshot | None:
     """The assignment with this token, its HIT, campaign and current and next items; None if unknown."""
-    with connection.cursor() as cursor:
-        _READ.execute(cursor, [token])
+    db = connections[DEFAULT_DB_ALIAS]
+    with db.cursor() as cursor:
+        _READ.execute(db, cursor, [token])
         rows = cursor.fetchall()
     if not rows:
         return None
     a_at, h_at, c_at, i_at, s_at, o_at = _READ_OFFSETS
-    assignment = _ASSIGNMENT.build(rows[0], a_at)
-    Assignment.hit.field.set_cached_value(assignment, _HIT.build(rows[0], h_at))
-    Assignment.campaign.field.set_cached_value(assignment, _CAMPAIGN.build(rows[0], c_at))
+    assignment = _ASSIGNMENT.build(db, rows[0], a_at)
+    Assignment.hit.field.set_cached_value(assignment, _HIT.build(db, rows[0], h_at))
+    Assignment.campaign.field.set_cached_value(assignment, _CAMPAIGN.build(db, rows[0], c_at))
     snapshot = Snapshot(assignment)
     for row in rows:
-        item = _ITEM.build(row, i_at)
+        item = _ITEM.build(db, row, i_at)
         if item is None:
             continue
-        HitItem.segment.field.set_cached_value(item, _SEGMENT.build(row, s_at))
-        HitItem.output.field.set_cached_value(item, _OUTPUT.build(row, o_at))
+        HitItem.segment.field.set_cached_value(item, _SEGMENT.build(db, row, s_at))
+        HitItem.output.field.set_cached_value(item, _OUTPUT.build(db, row, o_at))
         snapshot.items[item.position] = item
     return snapshot
 
@@ -217,18 +217,19 @@ def record(assignment: Assignment, judgment: Judgment, expected_position: int) -
     """Store `judgment` (unsaved) and save `assignment`'s advanced fields, if the assignment is still active
     at `expected_position` in the database; True if stored. `assignment` carries the new values already
     (`position`, `last_item_id`, ...; also `status`, `completed_at`, `completion_code` when it completes)."""
+    db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
-    update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), connection)
+    update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
                      for name in names]
     update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE]
-    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), connection) for f in _JUDGMENT_FIELDS]
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            _RECORD[names].execute(cursor, update_params + insert_params)
+    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in _JUDGMENT_FIELDS]
+    if db.vendor == "postgresql":
+        with db.cursor() as cursor:
+            _RECORD[names].execute(db, cursor, update_params + insert_params)
             return cursor.rowcount == 1
-    with transaction.atomic(), connection.cursor() as cursor:
-        _UPDATE[names].execute(cursor, update_params)
+    with transaction.atomic(), db.cursor() as cursor:
+        _UPDATE[names].execute(db, cursor, update_params)
         if cursor.rowcount != 1:
             return False
-        _INSERT.execute(cursor, insert_params)
+        _INSERT.execute(db, cursor, insert_params)
         return True
