@@ -6,7 +6,8 @@ it (benchmarks/README.md, "annotate.py"). So the statements are composed here on
 the models' own field lists (they follow the schema), and rows come back as ordinary model
 instances through `Model.from_db`, with the same database converters the ORM applies. On
 PostgreSQL each statement is also prepared once per connection: planning the six-table read
-took several times the CPU of running it.
+took several times the CPU of running it. (SQL-level PREPARE needs each web process to keep
+its own server connection: no transaction-pooling PgBouncer between them.)
 
 - `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
   current and next positions with their segments and outputs. No lock is taken.
