@@ -5,15 +5,16 @@ causes one more run, not hundreds): new judgments set a "queued" flag in the sha
 and enqueue a run only if the flag was not already set. A run clears the flag as it
 starts, so judgments arriving during it queue exactly one more run; a run that finds
 another in flight retries later. A run is queued with the debounce delay, so it cannot start
-sooner, and the flag holds that earliest start: until then, a process that set or read the
-flag knows new judgments will be read by that run and skips the shared cache (no round trip
-per judgment on the annotators' hot path). Results are written in one transaction, so a
+sooner, and the flag holds that earliest start: until shortly before then (clocks may differ),
+a process that set or read the flag knows new judgments will be read by that run and skips
+the shared cache (no round trip per judgment on the annotators' hot path). Results are written in one transaction, so a
 worker killed mid-run leaves the old results in place; the task is then redelivered
 (acks_late, reject on worker lost) and retries.
 """
 import logging
 import threading
 import time
+import uuid
 
 from celery import shared_task
 from django.conf import settings
@@ -37,7 +38,11 @@ def _running_key(campaign_id: int) -> str:
 @shared_task(bind=True, max_retries=None, acks_late=True, reject_on_worker_lost=True)
 def compute_campaign_results(self, campaign_id: int) -> dict:
     """Compute and store one campaign's results; retries while another run for it is in flight."""
-    if not cache.add(_running_key(campaign_id), self.request.id or "local", timeout=settings.RESULTS_LOCK_SECONDS):
+    run_id = self.request.id or uuid.uuid4().hex
+    if not cache.add(_running_key(campaign_id), run_id, timeout=settings.RESULTS_LOCK_SECONDS):
+        if self.request.is_eager:  # no broker to retry through (in-process mode): try again later here
+            _run_later(campaign_id, settings.RESULTS_DEBOUNCE_SECONDS)
+            return {"campaign": campaign_id, "status": "deferred: another run is in flight"}
         raise self.retry(countdown=settings.RESULTS_DEBOUNCE_SECONDS)
     try:
         cache.delete(_queued_key(campaign_id))
@@ -49,7 +54,9 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
             return {"campaign": campaign.slug, "status": "nothing to compute"}
         return {"campaign": campaign.slug, "judgments": results.judgments, "seconds": results.seconds}
     finally:
-        cache.delete(_running_key(campaign_id))
+        # Only our own lock: after RESULTS_LOCK_SECONDS another run may hold it.
+        if cache.get(_running_key(campaign_id)) == run_id:
+            cache.delete(_running_key(campaign_id))
 
 
 def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
@@ -58,13 +65,21 @@ def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
     return cache.add(_queued_key(campaign_id), starts_at, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
 
 
-#: campaign id -> time.time() before which a queued run has certainly not started, so that it will read
-#: every judgment committed now.
+#: campaign id -> time.time() before which a queued run will not start, so that it will read every judgment
+#: committed now.
 _covered_until: dict[int, float] = {}
 
 
+def _clock_margin(delay: float) -> float:
+    """How far the web processes' clocks may differ from the workers' (which start runs at their ETA)."""
+    return max(delay / 2, 2.0)
+
+
 def schedule_recompute(campaign_id: int) -> bool:
-    """Queue one debounced recompute unless one is already queued; True if this call queued it."""
+    """Queue one debounced recompute unless one is already queued; True if this call queued it.
+
+    Assumes the clocks of web processes and workers agree within `_clock_margin` (NTP does far better).
+    """
     now = time.time()
     if now < _covered_until.get(campaign_id, 0.0):
         return False
@@ -73,19 +88,28 @@ def schedule_recompute(campaign_id: int) -> bool:
     starts_at = cache.get(_queued_key(campaign_id))
     queued = starts_at is None and claim_queued_run(campaign_id, now + delay)
     if queued:
+        try:
+            _enqueue(campaign_id, delay)
+        except Exception:
+            cache.delete(_queued_key(campaign_id))  # no run behind the flag: let the next judgment try again
+            raise
         starts_at = now + delay
     if isinstance(starts_at, float):
-        _covered_until[campaign_id] = starts_at - delay / 2  # half the delay: room for clocks that differ
-    if not queued:
-        return False
+        _covered_until[campaign_id] = starts_at - _clock_margin(delay)
+    return queued
+
+
+def _enqueue(campaign_id: int, delay: float) -> None:
     if compute_campaign_results.app.conf.task_always_eager:
-        # No broker (the newcomer's set-up): run in-process after the debounce delay, off the request.
-        timer = threading.Timer(delay, _run_locally, args=(campaign_id,))
-        timer.daemon = True
-        timer.start()
+        _run_later(campaign_id, delay)  # no broker (the newcomer's set-up): in-process, off the request
     else:
         compute_campaign_results.apply_async((campaign_id,), countdown=delay)
-    return True
+
+
+def _run_later(campaign_id: int, delay: float) -> None:
+    timer = threading.Timer(delay, _run_locally, args=(campaign_id,))
+    timer.daemon = True
+    timer.start()
 
 
 def _run_locally(campaign_id: int):

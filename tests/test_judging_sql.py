@@ -1,5 +1,6 @@
 """The precompiled SQL of the annotator's hot path (annotation/services/judging_sql.py): it must load
 exactly what the ORM would, and store a judgment only if the assignment is still where it was read."""
+import pytest
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -88,15 +89,17 @@ def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
     assert not Judgment.objects.filter(item=item).exists()
 
 
-def test_statements_survive_a_new_database_connection(make_campaign):
+@pytest.mark.django_db(transaction=True)  # outside a transaction, as a request runs
+def test_statements_survive_a_new_connection_and_a_server_that_forgot_them(make_campaign):
     campaign = make_campaign()
     client = Client()
     token = start(client, campaign, "reconnecting")
     _answer(client, token, 2)
     assert judging_sql.read(token).assignment.position == 2
+    connection.close()  # Django opens a new connection for the next query: nothing is prepared on it
+    assert judging_sql.read(token).assignment.position == 2
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:  # what a server restart or a pooler's reset would do
+        with connection.cursor() as cursor:  # what a pooler's reset (DISCARD ALL) does behind Django's back
             cursor.execute("DEALLOCATE ALL")
-        connection._judging_prepared = (None, set())  # a new connection: nothing prepared on it
     assert judging_sql.read(token).assignment.position == 2
     assert _answer(client, token, 1)["position"] == 4

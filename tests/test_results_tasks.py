@@ -68,6 +68,23 @@ def test_until_a_queued_run_can_start_judgments_skip_the_cache(judged, settings)
     cache.delete(key)
 
 
+@pytest.mark.django_db(transaction=True)  # the deferred run reads from another thread
+def test_in_process_a_run_that_finds_another_in_flight_runs_later(judged, settings):
+    from django.core.cache import cache
+
+    from evaluation.tasks import _running_key, compute_campaign_results
+
+    settings.RESULTS_DEBOUNCE_SECONDS = 1
+    cache.set(_running_key(judged.pk), "another run", 60)
+    outcome = compute_campaign_results.apply(args=(judged.pk,)).get()
+    assert outcome["status"].startswith("deferred") and not CampaignResults.objects.filter(campaign=judged).exists()
+    cache.delete(_running_key(judged.pk))  # the other run ends; the deferred one follows within a second
+    deadline = time.monotonic() + 30
+    while not CampaignResults.objects.filter(campaign=judged).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert CampaignResults.objects.get(campaign=judged).judgments == 200
+
+
 def test_compute_endpoint_and_freshness(api, judged):
     before = api.get(f"/api/campaigns/{judged.slug}/workers/").json()
     assert before["computed_at"] is None and before["stale"] is True and before["results"] == []

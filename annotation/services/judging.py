@@ -6,7 +6,8 @@ else is a conflict. Seconds per item are measured on the server, from the moment
 item was handed out (the previous answer's response, or the first GET) to the moment the
 answer arrives. Each request runs a fixed number of queries, whatever the progress: a GET
 reads once (and writes once more only to start the clock of a HIT's first item); a POST
-reads once and writes once (judging_sql.py).
+reads once and writes once (judging_sql.py; the write is two statements off PostgreSQL), and
+reads again only if a parallel request for the same assignment got there first.
 """
 from __future__ import annotations
 
@@ -91,15 +92,15 @@ def submit(token: str, body) -> Answer | None:
     judged again against the new state (typically a replay of the one just stored).
     """
     item_id = require_item_id(body)
-    for _attempt in range(3):
+    # After losing to a parallel request, the answer is a replay, a conflict or gone: one more read settles it.
+    for _attempt in range(2):
         snapshot = judging_sql.read(token)
         if snapshot is None:
             return None
         answer = _try_submit(snapshot, item_id, body)
         if answer is not None:
             return answer
-    raise Conflict("this HIT is changing under several requests at once; fetch the current item",
-                   state_of(judging_sql.read(token)))
+    raise Conflict("this HIT is changing under several requests at once; fetch the current item", state_of(snapshot))
 
 
 def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
@@ -134,7 +135,9 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     if not judging_sql.record(assignment, judgment, expected_position=position):
         return None
     campaign_id = assignment.campaign_id
-    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1))
+    # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
+    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1),
+                          robust=True)
     if assignment.position >= total:
         return Answer(201, _done_state(assignment))
     return Answer(201, _item_state(assignment, snapshot.items[position + 1]))

@@ -7,23 +7,27 @@ the models' own field lists (they follow the schema), and rows come back as ordi
 instances through `Model.from_db`, with the same database converters the ORM applies. On
 PostgreSQL each statement is also prepared once per connection: planning the six-table read
 took several times the CPU of running it. (SQL-level PREPARE needs each web process to keep
-its own server connection: no transaction-pooling PgBouncer between them.)
+its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
 - `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
   current and next positions with their segments and outputs. No lock is taken.
 - `record(...)`: stores a judgment and moves the assignment on, both or neither, and only if
   the assignment is still active at the position that was read (optimistic concurrency: a
   parallel request for the same assignment either finds it moved on or waits for the row
-  and then finds it moved on). On PostgreSQL this is one statement (the UPDATE in a CTE feeds
-  the INSERT); elsewhere two statements in one transaction.
+  and then finds it moved on; this relies on READ COMMITTED, Django's default, where the
+  waiting UPDATE re-checks its WHERE on the row as committed). On PostgreSQL this is one
+  statement (the UPDATE in a CTE feeds the INSERT); elsewhere two statements in one
+  transaction.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
 
 from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, SystemOutput
+
+INVALID_SQL_STATEMENT_NAME = "26000"  # PostgreSQL's SQLSTATE for an unknown prepared statement
 
 
 def _quote(name: str) -> str:
@@ -115,16 +119,29 @@ class _Statement:
         return self._sql
 
     def execute(self, db, cursor, params: list) -> None:
-        if db.vendor != "postgresql":
+        # Preparing pays off only on a connection that outlives the request (CONN_MAX_AGE > 0).
+        if db.vendor != "postgresql" or not db.settings_dict.get("CONN_MAX_AGE"):
             cursor.execute(self.sql, params)
             return
         prepared = _prepared_names(db)
         if self.name not in prepared:
-            parts = self.sql.split("%s")
-            numbered = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], start=1))
-            cursor.execute(f"PREPARE {self.name} ({', '.join(self._types)}) AS {numbered}")
+            self._prepare(cursor)
             prepared.add(self.name)
-        cursor.execute(f"EXECUTE {self.name} ({', '.join(['%s'] * len(params))})", params)
+        execute = f"EXECUTE {self.name} ({', '.join(['%s'] * len(params))})"
+        try:
+            cursor.execute(execute, params)
+        except DatabaseError as exc:
+            # The server forgot it (DISCARD ALL or DEALLOCATE by a pooler, say) while the connection lived on:
+            # prepare again, once, where the failed statement has not aborted an enclosing transaction.
+            if getattr(exc.__cause__, "pgcode", None) != INVALID_SQL_STATEMENT_NAME or db.in_atomic_block:
+                raise
+            self._prepare(cursor)
+            cursor.execute(execute, params)
+
+    def _prepare(self, cursor) -> None:
+        parts = self.sql.split("%s")
+        numbered = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], start=1))
+        cursor.execute(f"PREPARE {self.name} ({', '.join(self._types)}) AS {numbered}")
 
 
 def _types(fields) -> list[str]:
@@ -207,10 +224,11 @@ def _compose_record(names: tuple[str, ...]) -> tuple[str, list[str]]:
             update_types + insert_types)
 
 
-_RECORD = {names: _Statement(f"record_{len(names)}", lambda names=names: _compose_record(names))
-           for names in (_ADVANCE, _COMPLETE)}
-_UPDATE = {names: _Statement(f"update_{len(names)}", lambda names=names: _compose_update(names))
-           for names in (_ADVANCE, _COMPLETE)}
+_STEPS = {_ADVANCE: "advance", _COMPLETE: "complete"}
+_RECORD = {names: _Statement(f"record_{step}", lambda names=names: _compose_record(names))
+           for names, step in _STEPS.items()}
+_UPDATE = {names: _Statement(f"update_{step}", lambda names=names: _compose_update(names))
+           for names, step in _STEPS.items()}
 _INSERT = _Statement("insert", _compose_insert)
 
 
