@@ -170,6 +170,8 @@ CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")
 
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")
+# Words that fixed routes use where a campaign slug also goes (/results/compare/), never given to a campaign.
+RESERVED_CAMPAIGN_SLUGS = ("compare",)
 
 LOGGING = {
     "version": 1,

@@ -49,6 +49,11 @@ def test_names_get_unique_slugs():
     assert (first.slug, second.slug) == ("same", "same-2")
 
 
+def test_a_slug_never_takes_a_word_a_fixed_route_uses():
+    campaign = import_campaign(as_bytes(campaign_lines(35)), name="Compare", protocol="fluency").campaign
+    assert campaign.slug == "compare-2"  # /results/compare/ is the test-set comparison page
+
+
 def refused(lines, **kwargs) -> CampaignFileError:
     options = {"name": "bad", "protocol": "adequacy", **kwargs}
     with pytest.raises(CampaignFileError) as info:

@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -133,9 +134,10 @@ def parse_campaign_lines(lines: Iterable[bytes | str], requires_reference: bool)
 
 
 def unique_slug(name: str) -> str:
+    """A slug from `name`, numbered if taken or reserved for a fixed route (RESERVED_CAMPAIGN_SLUGS)."""
     base = slugify(name)[:200] or "campaign"
     slug, n = base, 1
-    while Campaign.objects.filter(slug=slug).exists():
+    while slug in settings.RESERVED_CAMPAIGN_SLUGS or Campaign.objects.filter(slug=slug).exists():
         n += 1
         slug = f"{base}-{n}"
     return slug
