@@ -44,6 +44,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchdb import bench_database_url, recreate_database
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
 BIN = Path(sys.executable).parent
@@ -52,7 +54,6 @@ HOST = "127.0.0.1"
 CAPACITY_TARGET = 300.0  # judgments stored per second, annotators submitting back to back
 PACE_P95_TARGET_MS = 50.0  # p95 latency at 100 judgments/s, GET and POST alike
 
-POSTGRES_SCHEMES = ("postgres", "postgresql", "pgsql")
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 ACCEPT_HEADERS = {"Accept": "application/json"}
 
@@ -144,34 +145,6 @@ def wait_until_quiet(database: str, port: int, limit: float, wait: float) -> flo
 # ---------------------------------------------------------------------------------------------
 # Preparation: a separate database, migrated, with generated campaigns
 # ---------------------------------------------------------------------------------------------
-
-def bench_database_url(database_url: str, name: str) -> tuple[str, str]:
-    parts = urlsplit(database_url)
-    if parts.scheme not in POSTGRES_SCHEMES:
-        raise SystemExit(
-            "benchmarks/annotate.py needs DATABASE_URL to point at PostgreSQL "
-            f"(postgres://user:password@host:port/db); got {database_url!r}. "
-            'Start the local services with: eval "$(scripts/start-services.sh)"'
-        )
-    current = parts.path.lstrip("/")
-    if name == current:
-        raise SystemExit(f"--db-name {name!r} is the database of DATABASE_URL; the benchmark needs a separate one")
-    return parts._replace(path="/" + name).geturl(), current
-
-
-def recreate_database(database_url: str, name: str) -> None:
-    import psycopg2
-    from psycopg2 import sql
-
-    conn = psycopg2.connect(database_url)
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    finally:
-        conn.close()
-
 
 def bench_broker_url(broker_url: str, redis_db: int) -> str:
     """The benchmark's own Redis database on the same server, so that the recompute tasks its judgments
@@ -1001,7 +974,7 @@ def quiet(report: dict, mode: str, port: int, args) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    bench_url, dev_db = bench_database_url(os.environ.get("DATABASE_URL", ""), args.db_name)
+    bench_url, dev_db = bench_database_url(os.environ.get("DATABASE_URL", ""), args.db_name, "benchmarks/annotate.py")
     OUT.mkdir(parents=True, exist_ok=True)
     modes = ["capacity", "pace"] if args.mode == "both" else [args.mode]
     # Enough places for every run (a disturbed run is repeated on the same campaign with new worker ids):

@@ -51,13 +51,13 @@ import urllib.parse
 import urllib.request
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from benchdb import bench_database_url, recreate_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
 BIN = Path(sys.executable).parent
 HOST = "127.0.0.1"
-POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql", "postgis"}
 TARGET_MS = 1000.0
 
 USERNAME, PASSWORD = "bench-researcher", "bench-password-results"
@@ -146,35 +146,6 @@ def write_wmt_da(path: Path, workers: int, hit_size: int, redundancy: int, segme
 # ---------------------------------------------------------------------------------------------
 # Database plumbing
 # ---------------------------------------------------------------------------------------------
-
-def bench_database_url(database_url: str, name: str) -> tuple[str, str]:
-    parts = urlsplit(database_url)
-    if parts.scheme not in POSTGRES_SCHEMES:
-        raise SystemExit(
-            "benchmarks/results_page.py needs DATABASE_URL to point at PostgreSQL "
-            f"(postgres://user:password@host:port/db); got {database_url!r}. "
-            'Start the local services with: eval "$(scripts/start-services.sh)"'
-        )
-    current = parts.path.lstrip("/")
-    if name == current:
-        raise SystemExit(f"--db-name {name!r} is the database of DATABASE_URL; the benchmark needs a separate one")
-    return parts._replace(path="/" + name).geturl(), current
-
-
-def recreate_database(database_url: str, name: str, create: bool = True) -> None:
-    import psycopg2
-    from psycopg2 import sql
-
-    conn = psycopg2.connect(database_url)
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            if create:
-                cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    finally:
-        conn.close()
-
 
 def bench_env(bench_url: str) -> dict:
     """Production settings (DEBUG=0) on the benchmark database; tasks in-process, local cache (no Redis).
@@ -433,7 +404,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     database_url = os.environ.get("DATABASE_URL", "")
-    bench_url, _ = bench_database_url(database_url, args.db_name)
+    bench_url, _ = bench_database_url(database_url, args.db_name, "benchmarks/results_page.py")
     env = bench_env(bench_url)
     OUT.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the clean-up below on SIGTERM too

@@ -57,13 +57,12 @@ import time
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
+from benchdb import bench_database_url, recreate_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
-POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql", "postgis"}
 
 HIT_SIZE = 100
 REDUNDANCY = 5  # workers per HIT design
@@ -281,35 +280,6 @@ def per_judgment_statistics(rows: list[tuple], threshold: float = 0.05) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Database and subprocess plumbing
 # ---------------------------------------------------------------------------------------------
-
-def bench_database_url(database_url: str, name: str) -> tuple[str, str]:
-    parts = urlsplit(database_url)
-    if parts.scheme not in POSTGRES_SCHEMES:
-        raise SystemExit(
-            "benchmarks/stats.py needs DATABASE_URL to point at PostgreSQL "
-            f"(postgres://user:password@host:port/db); got {database_url!r}. "
-            'Start the local services with: eval "$(scripts/start-services.sh)"'
-        )
-    current = parts.path.lstrip("/")
-    if name == current:
-        raise SystemExit(f"--db-name {name!r} is the database of DATABASE_URL; the benchmark needs a separate one")
-    return parts._replace(path="/" + name).geturl(), current
-
-
-def recreate_database(database_url: str, name: str, create: bool = True) -> None:
-    import psycopg2
-    from psycopg2 import sql
-
-    conn = psycopg2.connect(database_url)
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            if create:
-                cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    finally:
-        conn.close()
-
 
 def bench_env(bench_url: str) -> dict:
     """Production-like settings on the benchmark database; tasks in-process, local cache (no Redis)."""
@@ -651,7 +621,7 @@ def main(argv=None) -> int:
     shown = argv if argv is not None else sys.argv[1:]
     command = " ".join(["DATABASE_URL=...", ".venv/bin/python", "benchmarks/stats.py", *map(shlex.quote, shown)])
     server_url = os.environ.get("DATABASE_URL", "")
-    bench_url, dev_db = bench_database_url(server_url, args.db_name)
+    bench_url, dev_db = bench_database_url(server_url, args.db_name, "benchmarks/stats.py")
     env = bench_env(bench_url)
     report: dict = {"command": command, "database": args.db_name, "cpus": os.cpu_count(), "busy_before": {}}
     OUT.mkdir(parents=True, exist_ok=True)
