@@ -55,6 +55,17 @@ def test_read_at_the_last_item_and_when_done(make_campaign):
     assert done.items == {} and done.assignment.status == Assignment.Status.COMPLETED
 
 
+def _advance_from_position_1(snapshot):
+    """The assignment of `snapshot` (read at position 1) moved on to 2, and its judgment of item 1, unsaved."""
+    assignment, item = snapshot.assignment, snapshot.items[1]
+    now = timezone.now()
+    judgment = Judgment(campaign_id=assignment.campaign_id, assignment_id=assignment.pk,
+                        annotator_id=assignment.annotator_id, item_id=item.id, score=10, served_at=now, seconds=1.0)
+    assignment.position, assignment.last_item_id = 2, item.id
+    assignment.item_served_at = assignment.last_activity_at = now
+    return assignment, judgment
+
+
 def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
     campaign = make_campaign()
     client = Client()
@@ -62,12 +73,7 @@ def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
     _answer(client, token, 1)
     stale = judging_sql.read(token)
     _answer(client, token, 1)  # a parallel request moves the assignment on after `stale` was read
-    assignment, item = stale.assignment, stale.items[1]
-    now = timezone.now()
-    judgment = Judgment(campaign_id=assignment.campaign_id, assignment_id=assignment.pk,
-                        annotator_id=assignment.annotator_id, item_id=item.id, score=10, served_at=now, seconds=1.0)
-    assignment.position, assignment.last_item_id = 2, item.id
-    assignment.item_served_at = assignment.last_activity_at = now
+    assignment, judgment = _advance_from_position_1(stale)
     before = Judgment.objects.count()
     assert judging_sql.record(assignment, judgment, expected_position=1) is False
     assert Judgment.objects.count() == before
@@ -81,12 +87,9 @@ def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
     _answer(client, token, 1)
     snapshot = judging_sql.read(token)
     Assignment.objects.filter(token=token).update(status=Assignment.Status.ABANDONED)
-    assignment, item = snapshot.assignment, snapshot.items[1]
-    judgment = Judgment(campaign_id=assignment.campaign_id, assignment_id=assignment.pk,
-                        annotator_id=assignment.annotator_id, item_id=item.id, score=10)
-    assignment.position = 2
+    assignment, judgment = _advance_from_position_1(snapshot)
     assert judging_sql.record(assignment, judgment, expected_position=1) is False
-    assert not Judgment.objects.filter(item=item).exists()
+    assert not Judgment.objects.filter(item_id=judgment.item_id).exists()
 
 
 @pytest.mark.django_db(transaction=True)  # outside a transaction, as a request runs
