@@ -44,7 +44,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchdb import bench_database_url, recreate_database
+import benchlib
+from benchlib import bench_database_url, recreate_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -86,27 +87,12 @@ def cpu_times(database: str, port: int = 0) -> dict:
     totals["steal"] = cpu[7] / tick  # taken by the hypervisor for other machines
     usage = resource.getrusage(resource.RUSAGE_SELF)
     totals["self"] = usage.ru_utime + usage.ru_stime
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read()
-        except OSError:
-            continue
-        name = stat[stat.index(b"(") + 1:stat.rindex(b")")]
-        fields = stat[stat.rindex(b")") + 2:].split()
-        used = (int(fields[11]) + int(fields[12])) / tick
+    for pid, name, fields, cmdline in benchlib.processes():
+        used = benchlib.cpu_seconds(fields)
         if port and b"gunicorn" in cmdline and f"{HOST}:{port}".encode() in cmdline:
-            processes[int(entry)] = ("gunicorn", used)
-        elif name.startswith(b"postgres"):
-            # A backend's title is "postgres: <cluster>: <user> <database> <client> <state>".
-            title = cmdline.split(b"\0")[0].split(b": ")
-            backend = len(title) >= 3 and title[2].count(b" ") >= 2
-            if not backend or title[2].split(b" ")[1] == database.encode():
-                processes[int(entry)] = ("postgres", used)
+            processes[pid] = ("gunicorn", used)
+        elif benchlib.works_for_database(name, cmdline, database):
+            processes[pid] = ("postgres", used)
     return {**totals, "processes": processes}
 
 
@@ -273,14 +259,10 @@ class Server:
             t.join()
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
             return
-        self.proc.terminate()  # gunicorn's master stops its workers gracefully on SIGTERM
         try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)  # the session gunicorn was started in, nothing else
-            self.proc.wait(timeout=10)
+            benchlib.stop_server(self.proc)
         finally:
             self.log_file.close()
 

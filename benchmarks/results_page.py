@@ -52,7 +52,8 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-from benchdb import bench_database_url, recreate_database
+import benchlib
+from benchlib import bench_database_url, recreate_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -293,13 +294,7 @@ class Server:
         if self.proc is None:
             return
         try:
-            if self.proc.poll() is None:
-                self.proc.terminate()  # the master stops its workers gracefully on SIGTERM
-                try:
-                    self.proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    os.killpg(self.proc.pid, signal.SIGKILL)  # the session gunicorn was started in, nothing else
-                    self.proc.wait(timeout=10)
+            benchlib.stop_server(self.proc)
         finally:
             self.log_file.close()
 
@@ -344,19 +339,7 @@ def machine_busy() -> float:
 
 def session_cpu(session: int) -> float:
     """CPU seconds used so far by the processes of one session (gunicorn's master and its workers)."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(b")") + 2:].split()
-        if int(fields[3]) == session:
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(benchlib.cpu_seconds(fields) for _, _, fields, _ in benchlib.processes() if int(fields[3]) == session)
 
 
 def self_cpu() -> float:

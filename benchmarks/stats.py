@@ -58,8 +58,9 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+import benchlib
 import numpy as np
-from benchdb import bench_database_url, recreate_database
+from benchlib import bench_database_url, recreate_database
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -302,27 +303,8 @@ def machine_busy() -> tuple[float, float]:
 def postgres_cpu(database: str) -> dict[int, float]:
     """CPU seconds so far of each PostgreSQL process that works for `database`: its backends and the
     server's own processes (checkpointer, WAL writer, ...); other databases' backends are left out."""
-    tick = os.sysconf("SC_CLK_TCK")
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read()
-        except OSError:
-            continue
-        if not stat[stat.index(b"(") + 1:stat.rindex(b")")].startswith(b"postgres"):
-            continue
-        fields = stat[stat.rindex(b")") + 2:].split()
-        # A backend's title is "postgres: <cluster>: <user> <database> <client> <state>".
-        title = cmdline.split(b"\0")[0].split(b": ")
-        backend = len(title) >= 3 and title[2].count(b" ") >= 2
-        if not backend or title[2].split(b" ")[1] == database.encode():
-            found[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
-    return found
+    return {pid: benchlib.cpu_seconds(fields) for pid, name, fields, cmdline in benchlib.processes()
+            if benchlib.works_for_database(name, cmdline, database)}
 
 
 class CpuMonitor(threading.Thread):
