@@ -22,11 +22,16 @@ def _answer(client, token, count):
     return state
 
 
-def test_read_loads_what_the_orm_loads(make_campaign):
-    campaign = make_campaign()
+def _worker_at(make_campaign, worker: str, answered: int):
+    """A new campaign, and `worker`'s client and HIT token after answering `answered` items."""
     client = Client()
-    token = start(client, campaign, "reader")
-    _answer(client, token, 3)
+    token = start(client, make_campaign(), worker)
+    _answer(client, token, answered)
+    return client, token
+
+
+def test_read_loads_what_the_orm_loads(make_campaign):
+    client, token = _worker_at(make_campaign, "reader", 3)
     snapshot = judging_sql.read(token)
     assignment = Assignment.objects.select_related("hit", "campaign").get(token=token)
     assert _field_values(snapshot.assignment) == _field_values(assignment)
@@ -45,10 +50,7 @@ def test_read_loads_what_the_orm_loads(make_campaign):
 
 
 def test_read_at_the_last_item_and_when_done(make_campaign):
-    campaign = make_campaign()
-    client = Client()
-    token = start(client, campaign, "finisher")
-    _answer(client, token, 99)
+    client, token = _worker_at(make_campaign, "finisher", 99)
     assert sorted(judging_sql.read(token).items) == [99]
     _answer(client, token, 1)
     done = judging_sql.read(token)
@@ -67,10 +69,7 @@ def _advance_from_position_1(snapshot):
 
 
 def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
-    campaign = make_campaign()
-    client = Client()
-    token = start(client, campaign, "racer")
-    _answer(client, token, 1)
+    client, token = _worker_at(make_campaign, "racer", 1)
     stale = judging_sql.read(token)
     _answer(client, token, 1)  # a parallel request moves the assignment on after `stale` was read
     assignment, judgment = _advance_from_position_1(stale)
@@ -81,10 +80,7 @@ def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
 
 
 def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
-    campaign = make_campaign()
-    client = Client()
-    token = start(client, campaign, "idler")
-    _answer(client, token, 1)
+    client, token = _worker_at(make_campaign, "idler", 1)
     snapshot = judging_sql.read(token)
     Assignment.objects.filter(token=token).update(status=Assignment.Status.ABANDONED)
     assignment, judgment = _advance_from_position_1(snapshot)
@@ -94,10 +90,7 @@ def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
 
 @pytest.mark.django_db(transaction=True)  # outside a transaction, as a request runs
 def test_statements_survive_a_new_connection_and_a_server_that_forgot_them(make_campaign):
-    campaign = make_campaign()
-    client = Client()
-    token = start(client, campaign, "reconnecting")
-    _answer(client, token, 2)
+    client, token = _worker_at(make_campaign, "reconnecting", 2)
     assert judging_sql.read(token).assignment.position == 2
     connection.close()  # Django opens a new connection for the next query: nothing is prepared on it
     assert judging_sql.read(token).assignment.position == 2
