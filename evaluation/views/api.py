@@ -9,41 +9,25 @@ from rest_framework.response import Response
 
 from annotation.models import Annotator, Campaign
 from annotation.services import assignment as assigning
-from annotation.services.campaign_import import CampaignFileError, import_campaign
-from annotation.services.judgment_import import import_judgments
 
 from ..models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
-from ..serializers import (
-    CampaignImportSerializer,
-    CampaignSerializer,
-    JudgmentImportSerializer,
-    SystemResultSerializer,
-    WorkerResultSerializer,
-)
+from ..serializers import CampaignSerializer, SystemResultSerializer, WorkerResultSerializer
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.export import as_csv, as_json, columns_for, judgment_rows, rows_as_csv
 from ..services.progress import campaign_counts
 from ..services.results_read import CalibrationError, calibration, freshness, z_lookup
 from ..tasks import compute_campaign_results
+from .imports import ImportActions
 
-ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
-                                                      "hits": serializers.IntegerField()})
-JudgmentsImported = inline_serializer("JudgmentsImported", {"campaign": serializers.CharField(),
-                                                             "judgments": serializers.IntegerField()})
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
                                      description="Reliable workers only (METHODS.md §4), or everyone.")
-
-
-def file_error_response(exc: CampaignFileError) -> Response:
-    return Response({"detail": str(exc), "errors": [{"line": line, "reason": reason} for line, reason in exc.errors]},
-                    status=status.HTTP_400_BAD_REQUEST)
 
 
 def bad_request(detail: str) -> Response:
     return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Campaigns with their settings, progress counts and results."""
 
     queryset = (Campaign.objects.select_related("results")
@@ -73,43 +57,6 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def _workers_filter(self, request) -> str | None:
         value = request.query_params.get("workers", WorkerFilter.RELIABLE)
         return value if value in WorkerFilter.values else None
-
-    @extend_schema(request={"multipart/form-data": CampaignImportSerializer}, responses={201: ImportAnswer})
-    def create(self, request):
-        """Import a campaign file (JSON Lines) and build its HITs."""
-        form = CampaignImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        upload = data.pop("file")
-        options = {}
-        if "systems" in data:
-            options["systems"] = [s.strip() for s in data.pop("systems").split(",") if s.strip()]
-        if "unit" in data:
-            options["unit"] = data.pop("unit")
-        try:
-            result = import_campaign(upload, options=options, **data)
-        except CampaignFileError as exc:
-            return file_error_response(exc)
-        return Response({"campaign": result.campaign.slug, "hits": result.hits}, status=status.HTTP_201_CREATED)
-
-    @extend_schema(request={"multipart/form-data": JudgmentImportSerializer}, responses={201: JudgmentsImported})
-    @action(detail=False, methods=["post"], url_path="import-judgments")
-    def import_judgments(self, request):
-        """Import judgments collected elsewhere (wmt-da, …) into a new analysis-only campaign."""
-        form = JudgmentImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        options = {}
-        if data.get("protocol"):
-            options["protocol"] = data["protocol"]
-        if data.get("systems"):
-            options["systems"] = [s.strip() for s in data["systems"].split(",") if s.strip()]
-        try:
-            result = import_judgments(data["file"], fmt=data["format"], name=data["name"], **options)
-        except CampaignFileError as exc:
-            return file_error_response(exc)
-        return Response({"campaign": result.campaign.slug, "judgments": result.judgments},
-                        status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()})})
     @action(detail=True, methods=["post"])
