@@ -436,7 +436,7 @@ def child_whole_task(slug: str, profile: bool) -> None:
     setup_django()
     from annotation.models import Campaign
     from evaluation.models import CampaignResults
-    from evaluation.services import da_results
+    from evaluation.families.direct_assessment import storage as da_results
     from evaluation.tasks import compute_campaign_results
 
     parts: dict[str, float] = {}
@@ -674,9 +674,10 @@ def main(argv=None) -> int:
         os.environ.update(env)
         setup_django()
         from annotation.models import Annotator, Campaign, Judgment
-        from evaluation.models import SystemResult, WorkerResult
+        from evaluation.families.direct_assessment.models import SystemResult
+        from evaluation.models import WorkerResult
         from evaluation.services.da_pipeline import analyse
-        from evaluation.services.da_results import load_judgments
+        from evaluation.families.direct_assessment.storage import load_judgments
 
         campaign = Campaign.objects.get(slug=imported["campaign"])
         stored = Judgment.objects.filter(campaign=campaign).count()

@@ -3,6 +3,8 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
 
+from .docs import document
+
 # The annotators' routes come first: their JSON API is the busiest path, and Django tries patterns in order.
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
@@ -12,4 +14,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("evaluation.urls")),
     path("results/", include("evaluation.page_urls")),
+    path("docs/<slug:name>/", document, name="docs"),
 ]

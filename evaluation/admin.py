@@ -1,43 +1,20 @@
-"""Admin: per campaign the worker reliability, system scores and pairwise results, and a recompute action."""
+"""Admin: per campaign its stored results, as its family shows them, and a recompute action."""
 from django.contrib import admin, messages
+from django.utils.html import format_html, format_html_join
 
-from .models import CampaignResults, CampaignStatistics, PairwiseResult, SystemResult, WorkerResult
+from .admin_inlines import WorkerInline
+from .families import family_of
+from .models import CampaignStatistics
+from .services.results_read import header_of
 from .tasks import compute_campaign_results
 
 
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-class WorkerInline(ReadOnlyInline):
-    model = WorkerResult
-    fields = ["worker", "hits", "judgments", "pairs", "test", "p_value", "reliable", "mean_seconds", "constant",
-              "assumption_a_holds"]
-    readonly_fields = fields
-    ordering = ["p_value"]
-
-
-class SystemInline(ReadOnlyInline):
-    model = SystemResult
-    fields = ["workers", "rank", "cluster", "system", "translations", "judgments", "mean_raw", "mean_z", "z_low",
-              "z_high"]
-    readonly_fields = fields
-    ordering = ["workers", "rank"]
-
-
-class PairwiseInline(ReadOnlyInline):
-    model = PairwiseResult
-    fields = ["criterion", "unit", "rater", "a", "b", "t", "x", "n", "p_value", "spam_seen", "spam_missed",
-              "excluded"]
-    readonly_fields = fields
+def _worker_inline(family) -> type[WorkerInline]:
+    """The workers' inline with the family's worker columns (those that are stored fields)."""
+    serializer = family.worker_table_serializer
+    stored = {f.name for f in serializer.Meta.model._meta.get_fields()}
+    fields = [name for name in serializer.Meta.fields if name in stored]
+    return type(f"{serializer.__name__}Inline", (WorkerInline,), {"fields": fields, "readonly_fields": fields})
 
 
 @admin.register(CampaignStatistics)
@@ -47,11 +24,16 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
     fields = ["name", "slug", "protocol", "qc_test", "qc_threshold", "computed_at", "judgments_covered", "summary"]
     readonly_fields = fields
-    inlines = [WorkerInline, SystemInline, PairwiseInline]
     actions = ["recompute"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("results").defer("results__translations")
+
+    def get_inlines(self, request, obj):
+        if obj is None:
+            return []
+        family = family_of(obj)
+        return [_worker_inline(family), *family.admin_inlines()]
 
     def has_add_permission(self, request):
         return False
@@ -59,36 +41,29 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    def _results(self, campaign) -> CampaignResults | None:
-        try:
-            return campaign.results
-        except CampaignResults.DoesNotExist:
-            return None
-
     @admin.display(description="computed at")
     def computed_at(self, campaign):
-        results = self._results(campaign)
+        results = header_of(campaign)
         return results.computed_at if results else None
 
     @admin.display(description="judgments")
     def judgments_covered(self, campaign):
-        results = self._results(campaign)
+        results = header_of(campaign)
         return results.judgments if results else 0
 
     @admin.display(description="reliable workers")
     def reliable_workers(self, campaign):
-        results = self._results(campaign)
-        if not results:
-            return "–"
-        summary = results.summary
-        if "reliable_workers" in summary:
-            return f"{summary['reliable_workers']} / {summary['workers']}"
-        return f"{summary.get('raters', 0) - summary.get('excluded_raters', 0)} / {summary.get('raters', 0)}"
+        results = header_of(campaign)
+        return family_of(campaign).admin_summary(results.summary) if results else "–"
 
     @admin.display(description="summary")
     def summary(self, campaign):
-        results = self._results(campaign)
-        return results.summary if results else {}
+        results = header_of(campaign)
+        if not results or not results.summary:
+            return "–"
+        rows = [(key.replace("_", " "), value) for key, value in results.summary.items()
+                if not isinstance(value, (dict, list))]
+        return format_html("<table>{}</table>", format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))
 
     @admin.action(description="Recompute the statistics")
     def recompute(self, request, queryset):

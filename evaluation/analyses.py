@@ -1,22 +1,13 @@
-"""Which computation applies to which protocol family (the protocol registry names the family)."""
-from collections.abc import Callable
-
+"""Computing a campaign's results: its family's analysis, then the progress timeline every family shows."""
 from annotation.models import Campaign
 
-from .services.da_results import compute_da
-from .services.pairwise_results import compute_pairwise
+from .families import family_of
 from .services.progress import progress_timeline
-
-ANALYSES: dict[str, Callable[[Campaign], object]] = {
-    "direct-assessment": compute_da,
-    "pairwise": compute_pairwise,
-}
 
 
 def compute_results(campaign: Campaign):
     """Run the campaign's analysis and store its results with the progress timeline; None if there are none."""
-    analysis = ANALYSES.get(campaign.protocol_spec.family)
-    header = analysis(campaign) if analysis else None
+    header = family_of(campaign).compute(campaign)
     if header is not None:
         header.progress = progress_timeline(campaign)
         header.save(update_fields=["progress"])

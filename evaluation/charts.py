@@ -14,6 +14,9 @@ from datetime import UTC, datetime, timedelta
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from .stats.systems import SIGNIFICANCE_LEVELS
+from .stats.systems import stars as significance_stars
+
 BLUE = "#0072B2"
 ORANGE = "#E69F00"
 VERMILLION = "#D55E00"
@@ -28,13 +31,13 @@ AXIS = "#888888"
 FONT = 12
 CHAR = 6.7  # average glyph width at FONT px, for laying out labels
 
-#: Heatmap bins: (upper p bound, fill, text colour, legend label). A single-hue sequential scale.
-P_BINS = (
-    (0.001, "#08306B", "#FFFFFF", "p < 0.001 ***"),
-    (0.01, "#2171B5", "#FFFFFF", "p < 0.01 **"),
-    (0.05, "#9ECAE1", INK, "p < 0.05 *"),
-    (math.inf, "#F7FBFF", MUTED, "not significant"),
-)
+#: Heatmap bins: (upper p bound, fill, text colour, legend label), one per significance level of the
+#: statistics core and one for the rest. A single-hue sequential scale.
+P_BINS = tuple(
+    (level, fill, ink, f"p < {level:g} {mark}")
+    for (level, mark), (fill, ink) in zip(SIGNIFICANCE_LEVELS, (("#08306B", "#FFFFFF"), ("#2171B5", "#FFFFFF"),
+                                                             ("#9ECAE1", INK)), strict=True)
+) + ((math.inf, "#F7FBFF", MUTED, "not significant"),)
 
 
 def _join(parts: Iterable[SafeString]) -> SafeString:
@@ -52,10 +55,8 @@ def _finite(value) -> bool:
 
 
 def stars(p) -> str:
-    """'***', '**', '*' or '' for p < 0.001, 0.01, 0.05 (the papers' marks)."""
-    if not _finite(p):
-        return ""
-    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+    """The papers' significance mark for one p-value ('***', '**', '*' or ''): the statistics core's `stars`."""
+    return str(significance_stars(p if _finite(p) else None))
 
 
 def format_p(p) -> str:

@@ -5,7 +5,7 @@ from annotation.models import Campaign
 from annotation.protocols import protocol_choices
 from annotation.services.judgment_import import JUDGMENT_FORMATS
 
-from .models import CampaignResults, SystemResult, WorkerResult
+from .models import CampaignResults, WorkerResult
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -74,14 +74,9 @@ class JudgmentImportSerializer(serializers.Serializer):
 
 
 class WorkerResultSerializer(serializers.ModelSerializer):
+    """A worker's quality control: the columns of `workers/`, the page's table, its CSV and the admin."""
+
     class Meta:
         model = WorkerResult
         fields = ["worker", "hits", "judgments", "pairs", "test", "p_value", "reliable", "mean_seconds", "mean_raw",
                   "sd_raw", "constant", "repeat_pairs", "assumption_a_p", "assumption_a_holds"]
-
-
-class SystemResultSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = SystemResult
-        fields = ["system", "is_reference", "translations", "judgments", "mean_raw", "mean_z", "raw_low", "raw_high",
-                  "z_low", "z_high", "rank", "cluster"]

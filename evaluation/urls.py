@@ -6,4 +6,9 @@ from .views.api import CampaignViewSet
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="campaign")
 
-urlpatterns = [path("", include(router.urls))]
+urlpatterns = [
+    path("", include(router.urls)),
+    # After the router's routes: any other table of a campaign is its family's (significance, pairwise, …).
+    path("campaigns/<slug:slug>/<slug:endpoint>/", CampaignViewSet.as_view({"get": "family_result"}),
+         name="campaign-family-result"),
+]

@@ -1,4 +1,4 @@
-"""Crowd-market figures from stored results (METHODS.md §10): the cost report and per-worker
+"""Crowd-market figures from stored results (docs/methods.md §10): the cost report and per-worker
 approve/reject suggestions. Nothing here recomputes statistics; it reads the result tables."""
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from decimal import Decimal
 
 from annotation.models import Assignment, Campaign
 
-from ..models import SystemResult, WorkerResult
+from ..families import family_of
+from ..models import WorkerResult
 
 #: Reject only clear random clicking (the papers' practice): enough quality-control pairs and
 #: bad references scored no lower than their originals on average (one-sided p ≥ 0.5), or no
@@ -17,13 +18,12 @@ REJECT_SPAM_MISS_RATE = 0.5
 
 
 def cost_report(campaign: Campaign) -> dict:
-    """Payment per HIT × HITs paid; per system; and the share spent on unreliable workers (000 §4)."""
+    """Payment per HIT × HITs paid; per system; and the share spent on unreliable workers."""
     pay = campaign.payment_per_hit or Decimal(0)
     paid = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count()
     workers = list(WorkerResult.objects.filter(campaign=campaign).values_list("reliable", "hits"))
     unreliable_hits = sum(hits for reliable, hits in workers if not reliable)
-    systems = SystemResult.objects.filter(campaign=campaign, workers="all", is_reference=False).count() or len(
-        campaign.options.get("systems", [])) or campaign.systems.count()
+    systems = len(campaign.options.get("systems", [])) or campaign.systems.count()
     total = pay * paid
     return {
         "currency_per_hit": str(pay), "hits_paid": paid, "total": str(total),
@@ -37,16 +37,16 @@ def cost_report(campaign: Campaign) -> dict:
 def approval_suggestions(campaign: Campaign) -> list[dict]:
     """One row per worker: approve or reject, and why."""
     rows = []
+    spam_miss_rates = family_of(campaign).spam_miss_rates(campaign)
     for w in WorkerResult.objects.filter(campaign=campaign).order_by("worker"):
         if w.reliable:
             suggestion, reason = "approve", "passed quality control"
         elif w.constant:
             suggestion, reason = "reject", "gave every item the same score"
         elif w.test == "spam":
-            rate = None
             suggestion, reason = "approve", "missed spam items, but not at random-clicking rate"
             if w.pairs:
-                rate = _spam_miss_rate(campaign, w)
+                rate = spam_miss_rates.get(w.annotator_id)
                 if rate is not None and rate >= REJECT_SPAM_MISS_RATE:
                     suggestion, reason = "reject", f"missed {rate:.0%} of spam items (random clicking)"
         elif w.p_value is not None and w.pairs >= REJECT_MIN_PAIRS and w.p_value >= REJECT_P_VALUE:
@@ -57,12 +57,3 @@ def approval_suggestions(campaign: Campaign) -> list[dict]:
         rows.append({"worker": w.worker, "hits": w.hits, "judgments": w.judgments, "pairs": w.pairs,
                      "p_value": w.p_value, "reliable": w.reliable, "suggestion": suggestion, "reason": reason})
     return rows
-
-
-def _spam_miss_rate(campaign: Campaign, worker: WorkerResult) -> float | None:
-    from ..models import PairwiseResult
-
-    rows = PairwiseResult.objects.filter(campaign=campaign, annotator_id=worker.annotator_id).values_list(
-        "spam_seen", "spam_missed")
-    seen = sum(r[0] for r in rows)
-    return sum(r[1] for r in rows) / seen if seen else None

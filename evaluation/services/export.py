@@ -1,9 +1,10 @@
-"""The streamed judgment export (CONTRACT.md, `GET /api/campaigns/<slug>/judgments/`)."""
-import csv
+"""The streamed judgment export (docs/api.md, `GET /api/campaigns/<slug>/judgments/`)."""
 import json
 from collections.abc import Iterator
 
 from annotation.models import Campaign, Judgment
+
+from .csv_export import csv_lines
 
 COLUMNS = ["worker", "hit", "position", "item_type", "system", "doc_id", "seg_id", "score", "choice", "ranks", "z",
            "seconds", "created_at"]
@@ -13,7 +14,7 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
 
 
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: CONTRACT.md's, then the protocol's own (e.g. which system was on which side)."""
+    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides)."""
     return COLUMNS + list(campaign.protocol_spec.export_columns)
 
 
@@ -22,7 +23,7 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     """Every judgment of the campaign as an export row, read in chunks (never all in memory).
 
     `standardise` maps an annotator id to the (mean, sample sd) of their scores; z is
-    (score − mean) / sd (METHODS.md §5), empty where the results have none.
+    (score − mean) / sd (docs/methods.md §5), empty where the results have none.
     """
     standardise = standardise or {}
     protocol = campaign.protocol_spec
@@ -44,18 +45,10 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
         yield row
 
 
-class _Echo:
-    def write(self, value):
-        return value
-
-
 def as_csv(rows: Iterator[dict], columns: list[str]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(columns)
-    for row in rows:
-        values = [row.get(c) for c in columns]
-        values[columns.index("ranks")] = json.dumps(row["ranks"]) if row["ranks"] is not None else ""
-        yield writer.writerow(["" if v is None else v for v in values])
+    """The export as CSV lines, ranks as JSON text, through the project's one CSV writer."""
+    return csv_lines(columns, ({**row, "ranks": json.dumps(row["ranks"]) if row["ranks"] is not None else None}
+                               for row in rows))
 
 
 def as_json(rows: Iterator[dict]) -> Iterator[str]:
@@ -65,11 +58,3 @@ def as_json(rows: Iterator[dict]) -> Iterator[str]:
         yield ("\n" if first else ",\n") + json.dumps(row, ensure_ascii=False)
         first = False
     yield "\n]\n"
-
-
-def rows_as_csv(rows, columns: list[str]) -> Iterator[str]:
-    """Any list of dicts as CSV lines (header first); None becomes an empty field."""
-    writer = csv.writer(_Echo())
-    yield writer.writerow(columns)
-    for row in rows:
-        yield writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])

@@ -1,65 +1,69 @@
-"""Reading stored results for the API and pages: freshness, tables, calibration between campaigns."""
+"""Reading stored results, for the API and the pages alike: freshness, stored tables, z-scores."""
 from __future__ import annotations
 
-import io
-
-import numpy as np
-from django.db.models import Max
+from dataclasses import dataclass
+from datetime import datetime
 
 from annotation.models import Campaign, Judgment
 
-from .. import stats
-from ..models import CampaignResults, WorkerResult
-from .da_results import jsonable
+from ..models import CampaignResults, ResultTable, WorkerResult
 
 
-def freshness(campaign: Campaign) -> dict:
-    """When results were computed, how many judgments they cover, and whether judgments arrived since."""
-    header = CampaignResults.objects.filter(campaign=campaign).only("computed_at", "judgments",
-                                                                   "last_judgment_id").first()
-    newest = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+@dataclass(frozen=True)
+class Freshness:
+    """When the results were computed and how many judgments arrived since (one count query)."""
+
+    computed_at: datetime | None
+    judgments_covered: int
+    new: int
+    seconds: float | None = None
+    runs: int = 0
+
+    @property
+    def computed(self) -> bool:
+        return self.computed_at is not None
+
+    @property
+    def new_text(self) -> str:
+        return f"{self.new:,}"
+
+    @property
+    def judgments_text(self) -> str:
+        return f"{self.judgments_covered:,}"
+
+    def as_api(self) -> dict:
+        return {"computed_at": self.computed_at, "judgments_covered": self.judgments_covered,
+                "new_judgments": self.new > 0, "stale": self.new > 0}
+
+
+def freshness(campaign: Campaign, header: CampaignResults | None = None) -> Freshness:
+    """The campaign's freshness; pass the header when it is already loaded, to save a query."""
     if header is None:
-        return {"computed_at": None, "judgments_covered": 0, "new_judgments": newest > 0, "stale": newest > 0}
-    arrived = newest > header.last_judgment_id
-    return {"computed_at": header.computed_at, "judgments_covered": header.judgments, "new_judgments": arrived,
-            "stale": arrived}
+        header = CampaignResults.objects.filter(campaign=campaign).only(
+            "computed_at", "judgments", "last_judgment_id", "seconds", "runs").first()
+    last = header.last_judgment_id if header else 0
+    new = Judgment.objects.filter(campaign=campaign, id__gt=last).count()
+    if header is None:
+        return Freshness(None, 0, new)
+    return Freshness(header.computed_at, header.judgments, new, header.seconds, header.runs)
+
+
+def header_of(campaign: Campaign) -> CampaignResults | None:
+    """The campaign's stored results header, if it has one (through `select_related("results")` when loaded so)."""
+    try:
+        return campaign.results
+    except CampaignResults.DoesNotExist:
+        return None
+
+
+def stored_rows(campaign: Campaign, name: str, variant: str = "") -> list[dict]:
+    """The rows of a table stored in `ResultTable`; empty when there is none."""
+    table = ResultTable.objects.filter(campaign=campaign, name=name, variant=variant).only("rows").first()
+    return table.rows if table else []
 
 
 def z_lookup(campaign: Campaign) -> dict[int, tuple[float, float]]:
-    """Per annotator id, the (mean, sd) that standardise their scores (METHODS.md §5); constant workers left out."""
+    """Per annotator id, the (mean, sd) that standardise their scores (docs/methods.md §5); constant workers out."""
     rows = WorkerResult.objects.filter(campaign=campaign, constant=False, sd_raw__isnull=False).values_list(
         "annotator_id", "mean_raw", "sd_raw")
     return {annotator: (mean, sd) for annotator, mean, sd in rows}
-
-
-class CalibrationError(ValueError):
-    pass
-
-
-def _translations(campaign: Campaign, workers: str) -> dict[str, dict[str, np.ndarray]]:
-    header = CampaignResults.objects.filter(campaign=campaign).only("translations").first()
-    if header is None or not header.translations:
-        raise CalibrationError(f"campaign {campaign.slug!r} has no computed results yet")
-    arrays = np.load(io.BytesIO(bytes(header.translations)))
-    names = [str(n) for n in arrays[f"{workers}_names"]]
-    system = arrays[f"{workers}_system"]
-    return {name: {"raw": arrays[f"{workers}_raw"][system == code], "z": arrays[f"{workers}_z"][system == code]}
-            for code, name in enumerate(names)}
-
-
-def calibration(new: Campaign, old: Campaign, benchmark: str, system_new: str, system_old: str,
-                workers: str = "reliable") -> dict:
-    """Test-set difficulty calibration between two campaigns sharing a benchmark system (METHODS.md §5, 000 §4)."""
-    new_t, old_t = _translations(new, workers), _translations(old, workers)
-    for campaign, table, name in ((new, new_t, benchmark), (old, old_t, benchmark), (new, new_t, system_new),
-                                  (old, old_t, system_old)):
-        if name not in table:
-            raise CalibrationError(f"system {name!r} has no scores in campaign {campaign.slug!r}")
-    result = {}
-    for scale in ("raw", "z"):
-        values = [t[n][scale] for t, n in ((old_t, benchmark), (new_t, benchmark), (old_t, system_old),
-                                             (new_t, system_new))]
-        values = [v[np.isfinite(v)] for v in values]
-        result[scale] = jsonable(vars(stats.calibrate(*values)))
-    return {"benchmark": benchmark, "old": {"campaign": old.slug, "system": system_old},
-            "new": {"campaign": new.slug, "system": system_new}, "workers": workers, **result}

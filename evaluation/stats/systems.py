@@ -177,18 +177,21 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
     )
 
 
+#: Significance marks, strictest first: (p below, mark), as the papers print them.
+SIGNIFICANCE_LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+
+
 def stars(p) -> np.ndarray:
-    """Significance marks as in the papers (000 Tables 4-5; METHODS.md §5).
+    """Significance marks as in the papers (docs/methods.md §5).
 
     '***' for p < 0.001, '**' for p < 0.01, '*' for p < 0.05, '' otherwise
-    (including NaN).  Strict inequalities.  Works elementwise on any shape.
+    (including NaN and None).  Strict inequalities.  Works elementwise on any shape.
     """
-    p = np.asarray(p, dtype=np.float64)
+    p = np.asarray(np.nan if p is None else p, dtype=np.float64)
     out = np.full(p.shape, "", dtype="<U3")
     with np.errstate(invalid="ignore"):
-        out[p < 0.05] = "*"
-        out[p < 0.01] = "**"
-        out[p < 0.001] = "***"
+        for level, mark in reversed(SIGNIFICANCE_LEVELS):
+            out[p < level] = mark
     return out
 
 

@@ -1,26 +1,30 @@
-"""The researcher REST API (CONTRACT.md, "Researcher API")."""
+"""The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
+`systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from annotation.models import Annotator, Campaign
 from annotation.services import assignment as assigning
 
-from ..models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerFilter, WorkerResult
-from ..serializers import CampaignSerializer, SystemResultSerializer, WorkerResultSerializer
+from ..families import BadQuery, all_endpoints, family_of
+from ..presenters.common import APPROVAL_COLUMNS
+from ..serializers import CampaignSerializer
 from ..services.crowd import approval_suggestions, cost_report
-from ..services.export import as_csv, as_json, columns_for, judgment_rows, rows_as_csv
+from ..services.csv_export import csv_response
+from ..services.export import as_csv, as_json, columns_for, judgment_rows
 from ..services.progress import campaign_counts
-from ..services.results_read import CalibrationError, calibration, freshness, z_lookup
+from ..services.results_read import freshness, z_lookup
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
 
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
-                                     description="Reliable workers only (METHODS.md §4), or everyone.")
+                                     description="Reliable workers only (docs/methods.md §4), or everyone.")
 
 
 def bad_request(detail: str) -> Response:
@@ -54,10 +58,6 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         self._page_objects = [campaign]
         return campaign
 
-    def _workers_filter(self, request) -> str | None:
-        value = request.query_params.get("workers", WorkerFilter.RELIABLE)
-        return value if value in WorkerFilter.values else None
-
     @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()})})
     @action(detail=True, methods=["post"])
     def compute(self, request, slug=None):
@@ -82,73 +82,42 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
         return response
 
-    @extend_schema(responses=WorkerResultSerializer(many=True))
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def workers(self, request, slug=None):
-        """Per worker: HITs, judgments, quality-control pairs, p-value, reliable, mean seconds (METHODS.md §4)."""
+        """Per worker: HITs, judgments, quality-control pairs, p-value, reliable, mean seconds (docs/methods.md §4)."""
         campaign = self.get_object()
-        rows = WorkerResult.objects.filter(campaign=campaign).order_by("worker")
-        return Response({**freshness(campaign), "results": WorkerResultSerializer(rows, many=True).data})
-
-    @extend_schema(parameters=[WORKERS_PARAMETER], responses=SystemResultSerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def systems(self, request, slug=None):
-        """Per system: translations, judgments, mean raw and z with 95 % intervals, rank and cluster (§5)."""
-        campaign = self.get_object()
-        workers = self._workers_filter(request)
-        if workers is None:
-            return bad_request("workers must be reliable or all")
-        rows = SystemResult.objects.filter(campaign=campaign, workers=workers).order_by("rank", "system")
-        return Response({**freshness(campaign), "workers": workers,
-                         "results": SystemResultSerializer(rows, many=True).data})
+        return self._answer(lambda: family_of(campaign).workers(campaign, request.query_params))
 
     @extend_schema(parameters=[WORKERS_PARAMETER], responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def significance(self, request, slug=None):
-        """One-sided Wilcoxon rank-sum p-values between systems, in rank order; p[i][j]: i better than j."""
+    def systems(self, request, slug=None):
+        """Per system: score, score name, rank and cluster, plus the family's own columns (docs/api.md)."""
         campaign = self.get_object()
-        workers = self._workers_filter(request)
-        if workers is None:
-            return bad_request("workers must be reliable or all")
-        matrix = SignificanceResult.objects.filter(campaign=campaign, workers=workers).first()
-        body = {"systems": matrix.systems, "p_values": matrix.p_values, "stars": matrix.stars} if matrix else {
-            "systems": [], "p_values": [], "stars": []}
-        return Response({**freshness(campaign), "workers": workers, **body})
+        return self._answer(lambda: family_of(campaign).systems(campaign, request.query_params))
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def agreement(self, request, slug=None):
-        """Ask-again differences and Cohen's kappas, same and distinct judges; Assumption A (§4, §6)."""
+    @extend_schema(parameters=[OpenApiParameter("endpoint", str, OpenApiParameter.PATH,
+                                                description="A table of the campaign's family: "
+                                                            "significance, agreement, calibration, pairwise, …")],
+                   responses=OpenApiTypes.OBJECT)
+    def family_result(self, request, slug=None, endpoint=None):
+        """A result table that only some families offer (docs/api.md lists them per family)."""
         campaign = self.get_object()
-        header = CampaignResults.objects.filter(campaign=campaign).first()
-        return Response({**freshness(campaign), "agreement": header.agreement if header else {},
-                         "summary": header.summary if header else {}})
+        family = family_of(campaign)
+        handler = family.endpoint(endpoint)
+        if handler is None:
+            if endpoint in all_endpoints():
+                return bad_request(f"a {family.label or 'campaign without statistics'} campaign has no "
+                                   f"{endpoint} results")
+            raise NotFound(f"no results called {endpoint!r}")
+        return self._answer(lambda: handler(campaign, request.query_params))
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def pairwise(self, request, slug=None):
-        """Per condition (criterion × unit), in total and per rater: a, b, t, the two-sided sign test
-        (x = b, n = a + b; and Emerson-Simon), spam misses, majority vote and agreement (§7)."""
-        campaign = self.get_object()
-        if campaign.protocol_spec.family != "pairwise":
-            return bad_request("not a pairwise campaign")
-        header = CampaignResults.objects.filter(campaign=campaign).only("agreement").first()
-        agreement = header.agreement if header else {}
-        conditions = {}
-        for row in PairwiseResult.objects.filter(campaign=campaign).order_by("criterion", "unit", "rater"):
-            key = f"{row.criterion}/{row.unit}"
-            counts = {"a": row.a, "b": row.b, "t": row.t}
-            spam = {"spam_seen": row.spam_seen, "spam_missed": row.spam_missed,
-                    "spam_missed_ties": row.spam_missed_ties}
-            if not row.rater:
-                conditions[key] = {"criterion": row.criterion, "unit": row.unit, **counts, "x": row.x, "n": row.n,
-                                   "p_value": row.p_value, "p_value_emerson_simon": row.p_value_emerson_simon,
-                                   **spam, **{k: v for k, v in agreement.get(key, {}).items()}, "raters": []}
-            else:
-                conditions[key]["raters"].append({"rater": row.rater, **counts, "x": row.x, "n": row.n,
-                                                  "p_value": row.p_value, **spam, "excluded": row.excluded})
-        return Response({**freshness(campaign), "systems": campaign.options.get("systems", []),
-                         "conditions": list(conditions.values())})
+    @staticmethod
+    def _answer(compute) -> Response:
+        try:
+            return Response(compute())
+        except BadQuery as exc:
+            return bad_request(str(exc))
 
     @extend_schema(request=inline_serializer("StatusChange", {"status": serializers.ChoiceField(
         choices=["active", "paused", "closed"])}), responses=CampaignSerializer)
@@ -189,47 +158,17 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def costs(self, request, slug=None):
-        """Payment per HIT × HITs paid, per system, and the share spent on unreliable workers (000 §4)."""
+        """Payment per HIT × HITs paid, per system, and the share spent on unreliable workers (docs/methods.md §10)."""
         campaign = self.get_object()
-        return Response({**freshness(campaign), **cost_report(campaign)})
+        return Response({**freshness(campaign).as_api(), **cost_report(campaign)})
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"], default="json")],
                    responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def approvals(self, request, slug=None):
-        """Per worker an approve/reject suggestion: reject only clear random clicking (METHODS.md §10)."""
+        """Per worker an approve/reject suggestion: reject only clear random clicking (docs/methods.md §10)."""
         campaign = self.get_object()
         rows = approval_suggestions(campaign)
         if request.query_params.get("format") == "csv":
-            columns = ["worker", "hits", "judgments", "pairs", "p_value", "reliable", "suggestion", "reason"]
-            response = StreamingHttpResponse(rows_as_csv(rows, columns), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-approvals.csv"'
-            return response
-        return Response({**freshness(campaign), "results": rows})
-
-    @extend_schema(parameters=[
-        OpenApiParameter("against", str, required=True, description="Slug of the campaign on the old test set."),
-        OpenApiParameter("benchmark", str, required=True, description="The system run on both test sets."),
-        OpenApiParameter("system", str, description="System of this campaign (default: its top-ranked)."),
-        OpenApiParameter("against_system", str, description="System of the old campaign (default: its top)."),
-        WORKERS_PARAMETER], responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def calibration(self, request, slug=None):
-        """Test-set difficulty calibration against an older campaign sharing a benchmark system (000 §4)."""
-        campaign = self.get_object()
-        params = request.query_params
-        workers = self._workers_filter(request)
-        old = Campaign.objects.filter(slug=params.get("against", "")).first()
-        if old is None or workers is None or not params.get("benchmark"):
-            return bad_request("give against=<campaign slug>, benchmark=<system> and workers=reliable|all")
-
-        def top(c):
-            row = SystemResult.objects.filter(campaign=c, workers=workers, is_reference=False).exclude(
-                system=params["benchmark"]).order_by("rank").first()
-            return row.system if row else ""
-        try:
-            body = calibration(campaign, old, params["benchmark"], params.get("system") or top(campaign),
-                               params.get("against_system") or top(old), workers)
-        except CalibrationError as exc:
-            return bad_request(str(exc))
-        return Response(body)
+            return csv_response(f"{campaign.slug}-approvals.csv", APPROVAL_COLUMNS, rows, stream=True)
+        return Response({**freshness(campaign).as_api(), "results": rows})

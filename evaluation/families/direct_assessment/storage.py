@@ -2,39 +2,20 @@
 from __future__ import annotations
 
 import io
-import math
 import time
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import BigIntegerField, Case, FloatField, IntegerField, Max, Value, When
 from django.db.models.functions import Cast, Coalesce
-from django.utils import timezone
 
 from annotation.models import Annotator, Campaign, Judgment, System
 
-from ..models import CampaignResults, SignificanceResult, SystemResult, WorkerResult
-from .da_pipeline import ITEM_CODES, DAAnalysis, DAJudgments, analyse
-
-
-def jsonable(value):
-    """NaN and infinities become None, numpy scalars plain numbers, recursively."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (np.floating, float)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
-def _number(value):
-    return float(value) if value is not None and math.isfinite(value) else None
-
+from ...models import CampaignResults, WorkerResult
+from ...services.da_pipeline import ITEM_CODES, DAAnalysis, DAJudgments, analyse
+from ...services.storing import finite as _number
+from ...services.storing import jsonable, replace_results
+from .models import SignificanceResult, SystemResult
 
 _COLUMNS = 9
 _INT_COLUMNS = 7  # id, annotator, assignment, item type, system, segment, output; then score, seconds
@@ -161,20 +142,11 @@ def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgm
             p_values=jsonable(table.significance.p[np.ix_(order, order)]),
             stars=table.significance.stars[np.ix_(order, order)].tolist(),
         ))
-    with transaction.atomic():
-        WorkerResult.objects.filter(campaign=campaign).delete()
-        SystemResult.objects.filter(campaign=campaign).delete()
-        SignificanceResult.objects.filter(campaign=campaign).delete()
-        WorkerResult.objects.bulk_create(workers, batch_size=2000)
-        SystemResult.objects.bulk_create(systems)
-        SignificanceResult.objects.bulk_create(matrices)
-        runs = CampaignResults.objects.filter(campaign=campaign).values_list("runs", flat=True).first() or 0
-        CampaignResults.objects.update_or_create(campaign=campaign, defaults={
-            "runs": runs + 1,
-            "computed_at": timezone.now(), "seconds": seconds, "judgments": n_judgments,
-            "last_judgment_id": last_judgment_id, "summary": jsonable(analysis.summary),
-            "agreement": jsonable(analysis.agreement), "translations": _translations_blob(analysis),
-        })
+    replace_results(campaign, {WorkerResult: workers, SystemResult: systems, SignificanceResult: matrices}, {
+        "seconds": seconds, "judgments": n_judgments, "last_judgment_id": last_judgment_id,
+        "summary": jsonable(analysis.summary), "agreement": jsonable(analysis.agreement),
+        "translations": _translations_blob(analysis),
+    })
 
 
 def compute_da(campaign: Campaign) -> CampaignResults | None:

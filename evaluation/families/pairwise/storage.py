@@ -1,4 +1,4 @@
-"""The pairwise analysis of one campaign (METHODS.md §6-§7): load the judgments in one query,
+"""The pairwise analysis of one campaign (docs/methods.md §6-§7): load the judgments in one query,
 count preferences per condition and rater, sign tests, spam misses and exclusion, majority
 votes and agreement, and store the results in one transaction."""
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 from annotation.models import Annotator, Campaign, Judgment
 
-from .. import stats
-from ..models import CampaignResults, PairwiseResult, WorkerResult
-from .da_results import jsonable
+from ... import stats
+from ...models import CampaignResults, WorkerResult
+from ...services.storing import finite as _finite
+from ...services.storing import jsonable, replace_results
+from .models import PairwiseResult
 
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
@@ -125,19 +125,7 @@ def compute_pairwise(campaign: Campaign) -> CampaignResults | None:
         reliable=not bool(excluded[r]), mean_seconds=_finite(seconds[r])) for r, aid in enumerate(annotator_ids)]
     summary = {"systems": campaign.options.get("systems", []), "max_spam_miss_rate": max_rate,
                "raters": int(n_raters), "excluded_raters": int(excluded.sum())}
-    with transaction.atomic():
-        PairwiseResult.objects.filter(campaign=campaign).delete()
-        WorkerResult.objects.filter(campaign=campaign).delete()
-        PairwiseResult.objects.bulk_create(results)
-        WorkerResult.objects.bulk_create(workers)
-        runs = CampaignResults.objects.filter(campaign=campaign).values_list("runs", flat=True).first() or 0
-        header, _ = CampaignResults.objects.update_or_create(campaign=campaign, defaults={
-            "runs": runs + 1, "computed_at": timezone.now(), "seconds": time.perf_counter() - started,
-            "judgments": int(data["choice"].size), "last_judgment_id": last_id, "summary": jsonable(summary),
-            "agreement": jsonable(agreement), "translations": b""})
-    return header
-
-
-def _finite(value):
-    value = float(value)
-    return value if np.isfinite(value) else None
+    return replace_results(campaign, {PairwiseResult: results, WorkerResult: workers}, {
+        "seconds": time.perf_counter() - started, "judgments": int(data["choice"].size),
+        "last_judgment_id": last_id, "summary": jsonable(summary), "agreement": jsonable(agreement),
+        "translations": b""})

@@ -1,0 +1,129 @@
+"""What every result family provides, with defaults that read the shared tables.
+
+A family that needs no table of its own stores its workers in `WorkerResult` and any other
+table as JSON rows in `ResultTable` (`replace_results(..., tables={"systems": rows})`); the
+defaults below then answer `systems/` and `workers/`, offer the CSVs and fill the admin.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..models import CampaignResults, WorkerResult
+from ..serializers import WorkerResultSerializer
+from ..services.results_read import freshness, stored_rows
+
+
+class BadQuery(ValueError):
+    """A query parameter the family cannot answer; the API answers 400 with the message."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A result table offered for download from the page and the API.
+
+    `rows(campaign, params)` returns (columns, rows); `latex(campaign, params)`, where set,
+    returns the table as a booktabs LaTeX tabular ready for a paper.
+    """
+
+    name: str
+    rows: Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]
+    latex: Callable[[object, Mapping[str, str]], str] | None = None
+
+
+class Family:
+    """Base class: the empty family (no analysis, no tables). Subclasses override what they offer."""
+
+    name: str = ""
+    label: str = ""
+    #: The results page's section for this family (a partial template).
+    template: str = ""
+    #: The page's table of contents for that section: (anchor, title).
+    sections: tuple[tuple[str, str], ...] = ()
+    #: Family-specific API endpoints `/api/campaigns/<slug>/<name>/`, each a method `name(campaign, params)`.
+    endpoints: tuple[str, ...] = ()
+    #: The workers' columns in the API (`workers/`) and the admin.
+    worker_serializer = WorkerResultSerializer
+    #: The workers' columns on the page and in workers.csv (`worker_rows` fills them).
+    worker_table_serializer = WorkerResultSerializer
+
+    # Analysis ---------------------------------------------------------------------------------
+
+    def compute(self, campaign) -> CampaignResults | None:
+        """Load the campaign's judgments, run the statistics and store the results; None if there is nothing."""
+        return None
+
+    # API --------------------------------------------------------------------------------------
+
+    def systems(self, campaign, params: Mapping[str, str]) -> dict:
+        """The body of `systems/`: per system at least system, score, score_name, n, rank, rank_range, cluster."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "systems")}
+
+    def workers(self, campaign, params: Mapping[str, str]) -> dict:
+        """The body of `workers/`."""
+        rows = WorkerResult.objects.filter(campaign=campaign).order_by("worker")
+        return {**freshness(campaign).as_api(), "results": self.worker_serializer(rows, many=True).data}
+
+    def agreement(self, campaign, params: Mapping[str, str]) -> dict:
+        """The stored agreement tables and the campaign-level summary (an endpoint where `endpoints` lists it)."""
+        header = CampaignResults.objects.filter(campaign=campaign).only("agreement", "summary").first()
+        return {**freshness(campaign).as_api(), "agreement": header.agreement if header else {},
+                "summary": header.summary if header else {}}
+
+    def endpoint(self, name: str) -> Callable[[object, Mapping[str, str]], dict] | None:
+        return getattr(self, name) if name in self.endpoints else None
+
+    # Page -------------------------------------------------------------------------------------
+
+    def worker_rows(self, campaign) -> list[dict]:
+        """One row per worker, as the page and the workers CSV show them."""
+        rows = WorkerResult.objects.filter(campaign=campaign).order_by("worker", "annotator_id")
+        return list(self.worker_serializer(rows, many=True).data)
+
+    def page_context(self, campaign, header: CampaignResults | None, workers: list[dict], request) -> dict:
+        """What the family's section template needs; `workers` are the rows the page's filter keeps."""
+        return {}
+
+    def tables(self) -> list[Table]:
+        """The family's downloadable tables (the page adds progress, cost and approvals to every family)."""
+        return [Table("workers", self.workers_table), Table("systems", self.stored_table("systems"))]
+
+    def workers_table(self, campaign, params: Mapping[str, str]) -> tuple[list[str], list[dict]]:
+        rows = self.worker_rows(campaign)
+        which = params.get("workers", "all")
+        if which in ("reliable", "unreliable"):
+            rows = [r for r in rows if r["reliable"] == (which == "reliable")]
+        return list(self.worker_table_serializer.Meta.fields), rows
+
+    @staticmethod
+    def stored_table(name: str) -> Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]:
+        """A table stored in `ResultTable`, its columns those of its first row."""
+        def read(campaign, params):
+            rows = stored_rows(campaign, name)
+            return (list(rows[0]) if rows else []), rows
+        return read
+
+    def spam_miss_rates(self, campaign) -> dict[int, float]:
+        """Per annotator id, the share of spam items missed, where the family has spam items."""
+        return {}
+
+    # Admin ------------------------------------------------------------------------------------
+
+    def admin_inlines(self) -> list:
+        """Admin inline classes showing this family's stored results on the campaign's results page."""
+        return []
+
+    def admin_summary(self, summary: dict) -> str:
+        """One short line for the admin's list of results (e.g. reliable workers of all)."""
+        if "reliable_workers" in summary:
+            return f"{summary['reliable_workers']} / {summary['workers']}"
+        return "–"
+
+
+class NoFamily(Family):
+    """What a campaign whose protocol has no registered family gets: no analysis, empty answers."""
+
+    label = "no statistics"
+
+    def tables(self) -> list[Table]:
+        return [Table("workers", self.workers_table)]

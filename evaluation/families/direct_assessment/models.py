@@ -1,0 +1,42 @@
+"""The Direct Assessment family's result tables: system scores and the significance matrix."""
+from django.db import models
+
+from annotation.models import Campaign
+
+from ...models import WorkerFilter
+
+
+class SystemResult(models.Model):
+    """One system's score with reliable or all workers (docs/methods.md §5)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="system_results")
+    workers = models.CharField(max_length=10, choices=WorkerFilter.choices)
+    system = models.CharField(max_length=200)
+    is_reference = models.BooleanField(default=False, help_text="The human reference as a pseudo-system.")
+    translations = models.PositiveIntegerField(help_text="Segments with at least one judgment (WMT's N).")
+    judgments = models.PositiveIntegerField(help_text="Judgments counted (WMT's N.ALL).")
+    mean_raw = models.FloatField(null=True)
+    mean_z = models.FloatField(null=True)
+    raw_low = models.FloatField(null=True)
+    raw_high = models.FloatField(null=True)
+    z_low = models.FloatField(null=True)
+    z_high = models.FloatField(null=True)
+    rank = models.PositiveIntegerField(null=True)
+    cluster = models.PositiveIntegerField(null=True)
+
+    class Meta:
+        ordering = ["campaign", "workers", "rank"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "workers", "system"], name="system_result_unique")]
+
+
+class SignificanceResult(models.Model):
+    """The one-sided Wilcoxon rank-sum matrix between systems (docs/methods.md §5)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="significance_results")
+    workers = models.CharField(max_length=10, choices=WorkerFilter.choices)
+    systems = models.JSONField(help_text="System names, in rank order.")
+    p_values = models.JSONField(help_text="p[i][j]: p that system i is better than system j (null on the diagonal).")
+    stars = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "workers"], name="significance_unique")]

@@ -1,0 +1,53 @@
+"""Pairwise ranking results (docs/methods.md §6-§7): preference counts per condition and rater, sign tests,
+spam misses and rater exclusion, majority votes and agreement."""
+from __future__ import annotations
+
+from ...services.results_read import freshness
+from .. import register
+from ..base import Family, Table
+from . import presenter
+from .serializers import RaterSerializer
+from .storage import compute_pairwise
+
+
+class PairwiseFamily(Family):
+    name = "pairwise"
+    label = "Pairwise ranking"
+    template = "evaluation/families/pairwise.html"
+    sections = (("preferences", "Preferences"), ("workers", "Raters"), ("agreement", "Agreement"))
+    endpoints = ("pairwise", "agreement")
+    worker_table_serializer = RaterSerializer
+
+    def compute(self, campaign):
+        return compute_pairwise(campaign)
+
+    def pairwise(self, campaign, params):
+        """Per condition (criterion × unit), in total and per rater: a, b, t, the two-sided sign test
+        (x = b, n = a + b; and Emerson-Simon), spam misses, majority vote and agreement."""
+        return {**freshness(campaign).as_api(), **presenter.api_conditions(campaign)}
+
+    def worker_rows(self, campaign):
+        return presenter.rater_rows(campaign)
+
+    def spam_miss_rates(self, campaign):
+        record = presenter.spam_record(presenter.pairwise_rows(campaign))
+        return {annotator: missed / seen for annotator, (seen, missed) in record.items() if seen}
+
+    def page_context(self, campaign, header, workers, request):
+        return presenter.page_context(campaign, header, workers)
+
+    def tables(self):
+        return [Table("workers", self.workers_table), Table("agreement", presenter.agreement_table),
+                Table("pairwise", presenter.pairwise_table)]
+
+    def admin_inlines(self):
+        from .admin import PairwiseInline
+
+        return [PairwiseInline]
+
+    def admin_summary(self, summary):
+        raters = summary.get("raters", 0)
+        return f"{raters - summary.get('excluded_raters', 0)} / {raters}"
+
+
+register(PairwiseFamily())

@@ -1,0 +1,38 @@
+"""Result tables as LaTeX for papers: booktabs rules, groups (clusters) split by horizontal rules."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def escape(text: str) -> str:
+    """Text safe inside a LaTeX table cell: the special characters quoted, a Unicode minus as math minus."""
+    escaped = "".join(_SPECIAL.get(ch, ch) for ch in str(text))
+    return escaped.replace("−", "$-$").replace("–", "--").replace("\r", " ").replace("\n", " ")
+
+
+def booktabs(columns: Sequence[tuple[str, str, str]], rows: Sequence[Mapping], formats: Mapping[str, Callable] = {},
+             group: str | None = None, caption: str = "") -> str:
+    """A `tabular` with \\toprule, \\midrule and \\bottomrule (needs \\usepackage{booktabs}).
+
+    `columns` are (heading, row key, alignment l/c/r); `formats` map a key to a function giving the
+    cell's text; with `group`, a \\midrule separates rows whose `group` value differs (clusters).
+    """
+    lines = [f"% {escape(caption)}"] if caption else []
+    lines += [r"\begin{tabular}{" + "".join(align for _, _, align in columns) + "}", r"\toprule",
+              " & ".join(escape(heading) for heading, _, _ in columns) + r" \\", r"\midrule"]
+    previous = None
+    for i, row in enumerate(rows):
+        if group and i and row.get(group) != previous:
+            lines.append(r"\midrule")
+        previous = row.get(group) if group else None
+        cells = []
+        for _, key, _ in columns:
+            value = row.get(key)
+            text = formats[key](value) if key in formats else ("--" if value is None else value)
+            cells.append(escape(text))
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
