@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 
+from ..protocols import all_protocols
 from .campaign_import import CampaignFileError
 from .judgment_import import JudgmentRow, ParsedJudgments
 from .text_lines import numbered_lines
@@ -63,10 +64,13 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
         errors.append((0, "the file has no judgments"))
     if errors:
         raise CampaignFileError(errors)
-    protocol = "pairwise-fluency" if criteria == {"fluency"} else "pairwise-adequacy"
+    protocol = _protocol_judging(criteria)
     unit = units.pop() if len(units) == 1 else "both"
     return ParsedJudgments(rows=rows, protocol=protocol, options={
         "systems": list(systems), "unit": unit, "criteria": sorted(criteria)})
 
 
-
+def _protocol_judging(criteria: set[str]) -> str:
+    """The pairwise protocol of the file's one criterion; the first criterion's (adequacy) when it has both."""
+    by_criterion = {p.criterion: p.name for p in all_protocols() if getattr(p, "criterion", None)}
+    return by_criterion[next(iter(criteria)) if len(criteria) == 1 else CRITERIA[0]]

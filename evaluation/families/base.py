@@ -111,7 +111,9 @@ class Family:
 
     def admin_inlines(self) -> list:
         """Admin inline classes showing this family's stored results on the campaign's results page."""
-        return []
+        from ..admin_inlines import ResultTableInline
+
+        return [ResultTableInline]
 
     def admin_summary(self, summary: dict) -> str:
         """One short line for the admin's list of results (e.g. reliable workers of all)."""
