@@ -435,8 +435,8 @@ def own_peak_mb() -> float:
 def child_whole_task(slug: str, profile: bool) -> None:
     setup_django()
     from annotation.models import Campaign
-    from evaluation.models import CampaignResults
     from evaluation.families.direct_assessment import storage as da_results
+    from evaluation.models import CampaignResults
     from evaluation.tasks import compute_campaign_results
 
     parts: dict[str, float] = {}
@@ -675,9 +675,9 @@ def main(argv=None) -> int:
         setup_django()
         from annotation.models import Annotator, Campaign, Judgment
         from evaluation.families.direct_assessment.models import SystemResult
+        from evaluation.families.direct_assessment.storage import load_judgments
         from evaluation.models import WorkerResult
         from evaluation.services.da_pipeline import analyse
-        from evaluation.families.direct_assessment.storage import load_judgments
 
         campaign = Campaign.objects.get(slug=imported["campaign"])
         stored = Judgment.objects.filter(campaign=campaign).count()

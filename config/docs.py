@@ -1,7 +1,7 @@
 """The project's own documents (docs/*.md) served as pages, so that the results pages can link their methods.
 
-Numbered headings ("## 4. Worker reliability") get the anchor `s4` (and "### 4.2 …" `s4-2`), so a link to
-a method survives a change of its title.
+Numbered headings ("## 4. Worker reliability") get the anchor `s4` (and "### 4.2 …" `s4-2`) besides the
+documents' own named anchors; links between the documents (`api.md#…`) point at their pages here.
 """
 import re
 from functools import lru_cache
@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 DOCS = {"methods": "Methods", "api": "Interfaces"}
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_LINK = re.compile(r'href="(?:docs/)?(methods|api)\.md(#[\w-]*)?"')
 
 
 def anchor(title: str, separator: str = "-") -> str:
@@ -28,8 +29,9 @@ def anchor(title: str, separator: str = "-") -> str:
 @lru_cache(maxsize=len(DOCS))
 def _html(name: str, modified: float) -> str:
     text = (Path(settings.BASE_DIR) / "docs" / f"{name}.md").read_text(encoding="utf-8")
-    return markdown.markdown(text, extensions=["tables", "fenced_code", "toc"],
+    html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"],
                              extension_configs={"toc": {"slugify": anchor}})
+    return _LINK.sub(lambda m: f'href="/docs/{m.group(1)}/{m.group(2) or ""}"', html)
 
 
 def document(request, name: str):

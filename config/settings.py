@@ -121,7 +121,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 
 REST_FRAMEWORK = {
-    # Session first: an unauthenticated or annotator request is answered 403, as CONTRACT.md says.
+    # Session first: an unauthenticated or annotator request is answered 403, as docs/api.md says.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",

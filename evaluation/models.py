@@ -35,7 +35,7 @@ class CampaignResults(models.Model):
 
 
 class WorkerResult(models.Model):
-    """One worker's reliability in one campaign (METHODS.md §4) and standardisation figures (§5)."""
+    """One worker's reliability in one campaign (docs/methods.md §4) and standardisation figures (§5)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_results")
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="results")

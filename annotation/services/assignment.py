@@ -1,4 +1,4 @@
-"""Handing HITs to workers (METHODS.md §2, §10).
+"""Handing HITs to workers (docs/methods.md §2, §10).
 
 Each HIT is done by `campaign.redundancy` distinct workers. A worker keeps their
 unfinished HIT until they finish it or stay idle longer than the campaign's timeout;

@@ -1,4 +1,4 @@
-"""Degraded copies of translations for quality control (METHODS.md §3).
+"""Degraded copies of translations for quality control (docs/methods.md §3).
 
 Every function takes a `random.Random` so that a campaign's seed reproduces its items.
 Text is split into words on white space; text in a script written without spaces between
@@ -29,7 +29,7 @@ def tokenize(text: str) -> tuple[list[str], str]:
 
 
 def deletion_length(n: int) -> int:
-    """How many consecutive words an adequacy bad reference loses, by sentence length (000 §3)."""
+    """How many consecutive words an adequacy bad reference loses, by sentence length (Graham et al. 2014 §3)."""
     if n < 2:
         raise CannotDegrade("a one-word text cannot lose words")
     if n <= 3:
@@ -46,7 +46,7 @@ def deletion_length(n: int) -> int:
 
 
 def degrade_adequacy(text: str, rng: random.Random) -> str:
-    """Delete one run of k consecutive words, k from `deletion_length` (000 §3)."""
+    """Delete one run of k consecutive words, k from `deletion_length` (Graham et al. 2014 §3)."""
     tokens, joiner = tokenize(text)
     k = deletion_length(len(tokens))
     start = rng.randrange(len(tokens) - k + 1)
@@ -74,7 +74,7 @@ def _duplicate_one(tokens: list[str], rng: random.Random, taken: set[int]) -> bo
 
 
 def degrade_fluency(text: str, rng: random.Random, words: int = 2) -> str:
-    """Pick `words` words and insert a copy of each elsewhere in the sentence (001 §5, 000 §3).
+    """Pick `words` words and insert a copy of each elsewhere in the sentence (docs/methods.md §3).
 
     A copy never lands next to its original, nor first or last. Words already copied, and
     the copies, are not picked again.
@@ -90,7 +90,7 @@ def degrade_fluency(text: str, rng: random.Random, words: int = 2) -> str:
 
 
 def shuffle_for_spam(text: str, rng: random.Random) -> str:
-    """Shuffle the words of `text`, keeping the first and last 10 % in place (003 §2.2)."""
+    """Shuffle the words of `text`, keeping the first and last 10 % in place (Läubli et al. 2018 §2.2)."""
     tokens, joiner = tokenize(text)
     keep = int(len(tokens) * 0.1)
     middle = tokens[keep:len(tokens) - keep]

@@ -1,4 +1,4 @@
-"""Plans the items of Direct Assessment HITs (METHODS.md §2).
+"""Plans the items of Direct Assessment HITs (docs/methods.md §2).
 
 A HIT of `hit_size` items has `hit_size / 10` sets of 10, shown in set order and shuffled
 within each set. Set Si is paired with set Si+h (h = half the sets), so at least
@@ -142,7 +142,7 @@ def plan_da_hit(
     hit_size: int,
     rng: random.Random,
 ) -> list[ItemPlan]:
-    """Lay out one HIT from its distinct outputs (METHODS.md §2, 000 Table 2)."""
+    """Lay out one HIT from its distinct outputs (docs/methods.md §2, Graham et al. 2014 Table 2)."""
     half = hit_size // SET_SIZE // 2
     if len(outputs) != half * OUTPUTS_PER_SET_PAIR:
         raise HitPlanError(f"a {hit_size}-item HIT takes {half * OUTPUTS_PER_SET_PAIR} outputs, not {len(outputs)}")

@@ -1,4 +1,4 @@
-"""The annotator's state machine (CONTRACT.md, "Annotators").
+"""The annotator's state machine (docs/api.md, "Annotators").
 
 An assignment shows its items strictly in order. Only the current item is accepted; a
 repeat of the submission just stored is answered as before and stored once; anything

@@ -1,4 +1,4 @@
-"""Import of judgments collected elsewhere into analysis-only campaigns (CONTRACT.md,
+"""Import of judgments collected elsewhere into analysis-only campaigns (docs/api.md,
 "Judgments collected elsewhere"), so published evaluations can be re-analysed with the
 same statistics and API. The whole file is validated first; then everything is written in
 one transaction with bulk inserts (COPY on PostgreSQL).

@@ -1,4 +1,4 @@
-"""Plans pairwise-ranking HITs of documents and sentences (METHODS.md §3, §7; 003 §2.2).
+"""Plans pairwise-ranking HITs of documents and sentences (docs/methods.md §3, §7; Läubli et al. 2018 §2.2).
 
 Documents are dealt into groups of `docs_per_hit`. A HIT shows one group at document
 level, or its sentences at sentence level, or — with unit "both" — one group at document

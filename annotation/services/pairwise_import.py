@@ -1,4 +1,4 @@
-"""The `pairwise-csv` format of judgments collected elsewhere (CONTRACT.md): header
+"""The `pairwise-csv` format of judgments collected elsewhere (docs/api.md): header
 `rater,criterion,unit,item,choice,spam`; `choice` is the preferred system (one of the two
 given with --systems) or `tie`; `spam` names the corrupted system on a spam item."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The annotator JSON API: `GET|POST /api/hit/<token>/` (CONTRACT.md, "Annotators").
+"""The annotator JSON API: `GET|POST /api/hit/<token>/` (docs/api.md, "Annotators").
 
 Plain Django views rather than DRF: this is the hot path, and the token in the URL is the
 only credential (no cookies are involved, so there is nothing for CSRF to protect).

@@ -1,4 +1,4 @@
-"""Pure statistics core for Direct Assessment (METHODS.md §4-§6).
+"""Pure statistics core for Direct Assessment (docs/methods.md §4-§6).
 
 Plain functions over numpy arrays; numpy and scipy only (no Django, no other
 project modules), vectorised over judgments (bincount / sorting), with at
@@ -20,7 +20,7 @@ Conventions
 
 API
 ---
-reliability (§4; 000 §3, 001 §5)
+reliability (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
     ``reliability(worker, bad, original, n_workers, test="paired-t"|"wilcoxon",
     min_pairs=2, threshold=0.05) -> ReliabilityResult(p, statistic, n_pairs,
     mean_diff, reliable, ...)`` -- one-sided paired test bad < original.
@@ -46,14 +46,14 @@ systems (§5)
     than j".  ``stars(p) -> str array``.
     ``clusters(mean_z, p_matrix, alpha=0.05) -> Clusters(order, rank,
     cluster)``.
-agreement (§6; 001 §6)
+agreement (§6; Graham et al. 2013 §6)
     ``score_differences(a, b) -> DiffStats(n, mean, sd)``;
     ``cohen_kappa(a, b, n_categories=None) -> Kappa``;
     ``bin_equal_width(scores, k, low=0, high=100) -> int array``;
     ``bin_percentile(z, k, reference=None) -> int array``.
-calibration (§5; 000 §4)
+calibration (§5; Graham et al. 2014 §4)
     ``calibrate(curr_old, curr_new, best_old, best_new) -> Calibration``.
-pairwise (§3, §6, §7; 003 §2.2 and Appendix; 004 §3) -- ``choice`` codes
+pairwise (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2011 §3) -- ``choice`` codes
 ``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
     ``preference_counts(condition, rater, choice, n_conditions, n_raters,
     exclude=None) -> PreferenceCounts(a, b, t, n, n_excluded, rater_a,

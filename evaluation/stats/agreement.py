@@ -1,4 +1,4 @@
-"""Consistency and agreement of continuous scores (METHODS.md §6; 001 §6, Tables 1-3)."""
+"""Consistency and agreement of continuous scores (docs/methods.md §6; Graham et al. 2013 §6, Tables 1-3)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class Kappa:
 
 
 def score_differences(a, b) -> DiffStats:
-    """Mean and sd of ``|a - b|`` over aligned pairs (METHODS.md §6; 001 Table 1).
+    """Mean and sd of ``|a - b|`` over aligned pairs (docs/methods.md §6; Graham et al. 2013 Table 1).
 
     Ask-again pairs: same judge (``a`` = first score, ``b`` = the same
     worker's repeat) or distinct judges (two workers' scores of the same
@@ -67,7 +67,7 @@ def score_differences(a, b) -> DiffStats:
 
 
 def cohen_kappa(a, b, n_categories: int | None = None) -> Kappa:
-    """Cohen's kappa of two aligned label arrays (METHODS.md §6; 001 §6 Tables 2-3).
+    """Cohen's kappa of two aligned label arrays (docs/methods.md §6; Graham et al. 2013 §6 Tables 2-3).
 
     ``a``, ``b``: integer category codes ``0..k-1`` for the same items from
     the first and second rating (intra-annotator: a worker's first score and
@@ -99,7 +99,7 @@ def cohen_kappa(a, b, n_categories: int | None = None) -> Kappa:
 
 
 def bin_equal_width(scores, k: int, low: float = 0.0, high: float = 100.0) -> np.ndarray:
-    """Map continuous scores to ``k`` equal-width categories 0..k-1 (001 §6: k = 5, 4, 2).
+    """Map continuous scores to ``k`` equal-width categories 0..k-1 (Graham et al. 2013 §6: k = 5, 4, 2).
 
     Bins are left-closed ``[low + i*w, low + (i+1)*w)`` with ``w = (high -
     low) / k``, except the top bin, which also takes ``high``: for k = 5 on
@@ -120,7 +120,7 @@ def bin_equal_width(scores, k: int, low: float = 0.0, high: float = 100.0) -> np
 
 
 def bin_percentile(z, k: int, reference=None) -> np.ndarray:
-    """Map z-scores to ``k`` categories by percentiles of all z-scores (001 §6).
+    """Map z-scores to ``k`` categories by percentiles of all z-scores (Graham et al. 2013 §6).
 
     Edges are the 100/k, 2*100/k, ... percentiles (20th, 40th, 60th, 80th
     for k = 5) of ``reference`` -- "the combined set of all scores", i.e.

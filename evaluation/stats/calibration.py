@@ -1,4 +1,4 @@
-"""Test-set difficulty calibration across years (METHODS.md §5; 000 §4, Tables 3-5)."""
+"""Test-set difficulty calibration across years (docs/methods.md §5; Graham et al. 2014 §4, Tables 3-5)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class Calibration:
     One-sided Wilcoxon rank-sum p-values, one per direction:
     ``p_curr_old_better`` (CURR scores higher on the old set),
     ``p_curr_new_better``, ``p_best_new_better`` (an improvement),
-    ``p_best_old_better``.  000 marks (with stars) whichever of the two
+    ``p_best_old_better``.  Graham et al. 2014 marks (with stars) whichever of the two
     scores is significantly higher, so both directions are given.
     """
 
@@ -50,17 +50,17 @@ def _mean(x) -> float:
 
 
 def calibrate(curr_old, curr_new, best_old, best_new) -> Calibration:
-    """Difficulty-calibrated gain of a new system over an old one (000 §4; METHODS.md §5).
+    """Difficulty-calibrated gain of a new system over an old one (Graham et al. 2014 §4; docs/methods.md §5).
 
     A benchmark system (CURR) is run on both the old and the new test set;
     its mean score difference ``delta = mean(curr_old) - mean(curr_new)``
     measures how much harder the new test set is.  The gain of the new
     system over the old one is then ``(mean(best_new) - mean(best_old)) +
-    delta`` (000 Table 3: ``BEST12 - BEST07 + delta``; e.g. fluency
+    delta`` (Graham et al. 2014 Table 3: ``BEST12 - BEST07 + delta``; e.g. fluency
     ``(58.0 - 53.5) + (64.1 - 58.2) = 4.5 + 5.9 = 10.4``).
 
     Inputs: one score per assessed translation of each of the four
-    system/test-set combinations (raw or z; 000 reports both; judgments or
+    system/test-set combinations (raw or z; Graham et al. 2014 reports both; judgments or
     per-translation means -- the caller decides, the means are plain means
     of what is passed).  Significance of each *observed* difference (CURR
     old vs new, BEST new vs old) by the **unpaired one-sided** Wilcoxon

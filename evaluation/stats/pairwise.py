@@ -1,14 +1,14 @@
 """Pairwise ranking of two systems: counts, sign test, spam, majority, agreement.
 
-METHODS.md §3 (spam items), §6 (agreement for rankings) and §7 (pairwise
-ranking of documents and sentences); 003 §2.2 and Appendix (Tables 1-4);
-004 §3 (Fleiss' kappa, Landis & Koch labels).
+docs/methods.md §3 (spam items), §6 (agreement for rankings) and §7 (pairwise
+ranking of documents and sentences); Läubli et al. 2018 §2.2 and Appendix (Tables 1-4);
+Paul & Sumita 2011 §3 (Fleiss' kappa, Landis & Koch labels).
 
 Conventions
 -----------
 * One row per judgment.  ``choice`` is an integer code: ``CHOICE_A = 0``
   (the first of the campaign's two systems preferred), ``CHOICE_B = 1``
-  (the second preferred), ``CHOICE_TIE = 2``.  To reproduce 003's numbers
+  (the second preferred), ``CHOICE_TIE = 2``.  To reproduce Läubli et al.'s numbers
   encode MT as A and Human as B: then ``a``, ``b``, ``t`` and the sign
   test's ``x = b`` are exactly the paper's.
 * ``rater`` and ``condition`` are codes ``0..n-1`` (the caller encodes
@@ -71,7 +71,7 @@ class PreferenceCounts:
     (B preferred), ``t`` (ties), ``n = a + b + t`` and ``n_excluded`` (rows
     of that condition dropped by ``exclude``).  Per (condition, rater)
     (shape ``n_conditions x n_raters``): ``rater_a``, ``rater_b``,
-    ``rater_t``, ``rater_n`` -- 003 Table 1.  All int64.
+    ``rater_t``, ``rater_n`` -- Läubli et al. 2018 Table 1.  All int64.
     """
 
     a: np.ndarray
@@ -115,7 +115,7 @@ class SpamMisses:
 
     ``seen``: spam judgments; ``missed = missed_spam + missed_ties``;
     ``missed_spam``: the spam candidate preferred; ``missed_ties``: a tie
-    given (reported apart, 003 Appendix); ``miss_rate = missed / seen``
+    given (reported apart, Läubli et al. 2018 Appendix); ``miss_rate = missed / seen``
     (NaN where ``seen == 0``).
     """
 
@@ -137,7 +137,7 @@ class MajorityVote:
     -1 = item without judgments), ``votes_a``, ``votes_b``, ``votes_t`` and
     ``item_condition`` (-1 without judgments).  Per condition code: ``a``,
     ``b``, ``t`` -- items whose majority label is A, B, tie -- and ``n``
-    (labelled items); 003 Table 2 "Majority" is ``a / n`` etc.  ``rule``
+    (labelled items); Läubli et al. 2018 Table 2 "Majority" is ``a / n`` etc.  ``rule``
     records the rule used.
     """
 
@@ -162,7 +162,7 @@ class PairwiseAgreement:
 
     ``n_judgments``: rows passed; ``n_pairs``: pairs of judgments of the same
     item by different raters; ``n_agree``: pairs with the same label;
-    ``p_agree = n_agree / n_pairs`` (003 Table 3 "same label"; P(A));
+    ``p_agree = n_agree / n_pairs`` (Läubli et al. 2018 Table 3 "same label"; P(A));
     ``label_share``: share of A, B, tie among all judgments; ``p_tie =
     label_share[2]``; ``p_expected`` = P(E) by ``chance``; ``kappa = (P(A) -
     P(E)) / (1 - P(E))``.  NaN where not computable.
@@ -171,7 +171,7 @@ class PairwiseAgreement:
     lower code, columns = the other rater's label (diagonal = agreement).
     ``rater_pairs`` (k x 2, ``r1 < r2``) lists the rater pairs that share at
     least one item and ``rater_tables`` (k x 3 x 3) their confusion matrices
-    in the same orientation (003 Table 4).
+    in the same orientation (Läubli et al. 2018 Table 4).
     """
 
     n_judgments: int
@@ -281,14 +281,16 @@ def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def preference_counts(condition, rater, choice, n_conditions: int, n_raters: int, exclude=None) -> PreferenceCounts:
-    """Counts a (A preferred), b (B preferred), t (ties) per condition and rater (METHODS.md §7; 003 Table 1).
+    """Counts a (A preferred), b (B preferred), t (ties) per condition and rater (docs/methods.md §7).
+
+    Läubli et al. 2018, Table 1.
 
     One row per judgment: ``condition`` code, ``rater`` code, ``choice``
     (0 = A, 1 = B, 2 = tie).  ``exclude`` is an optional boolean row mask
     of judgments that must not count: spam items (§3: spam rows *never*
     count -- pass ``is_spam``, or drop them beforehand), and if wanted the
     rows of excluded raters (``is_spam | excluded[rater]``) or sentences
-    whose document the rater saw (003 §2.3).  Ties are counted, not
+    whose document the rater saw (Läubli et al. 2018 §2.3).  Ties are counted, not
     dropped: the sign test decides what to do with them.  Counting is one
     ``bincount``; every count is an exact integer, nothing is NaN.
     """
@@ -316,7 +318,7 @@ def preference_counts(condition, rater, choice, n_conditions: int, n_raters: int
 
 
 def sign_test(a, b, t=0, ties: str = "exclude", half: str = "conservative") -> SignTest:
-    """Two-sided exact sign test of A vs B preferences (METHODS.md §7; 003 §2.2 and footnote 3).
+    """Two-sided exact sign test of A vs B preferences (docs/methods.md §7; Läubli et al. 2018 §2.2 and footnote 3).
 
     Vectorised over broadcastable arrays of counts ``a`` (A preferred), ``b``
     (B preferred), ``t`` (ties).  H0: either system is preferred with
@@ -325,11 +327,11 @@ def sign_test(a, b, t=0, ties: str = "exclude", half: str = "conservative") -> S
 
     Ties:
 
-    * ``ties="exclude"`` (default, 003 §2.2): ``x = b``, ``n = a + b`` --
+    * ``ties="exclude"`` (default, Läubli et al. 2018 §2.2): ``x = b``, ``n = a + b`` --
       ties are dropped.  ``p`` equals
       ``scipy.stats.binomtest(x, n, 0.5, alternative="two-sided").pvalue``
       exactly (same terms, same sum).
-    * ``ties="emerson-simon"`` (Emerson & Simon 1979, 003 footnote 3): each
+    * ``ties="emerson-simon"`` (Emerson & Simon 1979, Läubli et al. 2018 footnote 3): each
       tie counts as half a success, ``x = b + t/2``, ``n = a + b + t``.
       With an even ``t``, ``x`` is an integer and ``p`` is the binomtest
       p-value as above.  With an odd ``t``, ``x`` is a half-integer and the
@@ -379,13 +381,13 @@ def sign_test(a, b, t=0, ties: str = "exclude", half: str = "conservative") -> S
 
 
 def spam_misses(rater, chose_spam, chose_tie, n_raters: int) -> SpamMisses:
-    """Spam items seen and missed per rater (METHODS.md §3, §7; 003 §2.2 and Appendix).
+    """Spam items seen and missed per rater (docs/methods.md §3, §7; Läubli et al. 2018 §2.2 and Appendix).
 
     Pass only spam-item judgments, one row each: ``rater`` code,
     ``chose_spam`` (the rater preferred the nonsense candidate, i.e.
     ``choice == spam_side`` with ``spam_side`` 0 = A, 1 = B) and
     ``chose_tie`` (``choice == 2``).  Preferring the spam candidate *or* a
-    tie is a miss; ties are reported apart (``missed_ties``; all of 003's
+    tie is a miss; ties are reported apart (``missed_ties``; all of Läubli et al.'s
     misses were ties).  ``miss_rate = missed / seen`` is NaN for a rater who
     saw no spam item (not computable).  A row may not be both a spam
     preference and a tie (ValueError).
@@ -406,7 +408,7 @@ def spam_misses(rater, chose_spam, chose_tie, n_raters: int) -> SpamMisses:
 
 
 def excluded_raters(miss_rate, max_rate: float, exclude_unassessed: bool = False) -> np.ndarray:
-    """Raters to exclude on their spam miss rate (METHODS.md §3, §7; 003 §2.3).
+    """Raters to exclude on their spam miss rate (docs/methods.md §3, §7; Läubli et al. 2018 §2.3).
 
     ``True`` where ``miss_rate > max_rate`` (strictly: a rater exactly at the
     configured maximum stays; ``max_rate = 0`` excludes anyone with a miss).
@@ -430,7 +432,9 @@ def excluded_raters(miss_rate, max_rate: float, exclude_unassessed: bool = False
 
 def majority_vote(item, choice, n_items: int, condition=None, n_conditions: int | None = None,
                   rule: str = "net") -> MajorityVote:
-    """Majority label per item across raters, and its a/b/t counts per condition (METHODS.md §7; 003 Table 2).
+    """Majority label per item across raters, and its a/b/t counts per condition (docs/methods.md §7).
+
+    Läubli et al. 2018, Table 2.
 
     One row per (non-spam) judgment: ``item`` code in ``0..n_items-1``,
     ``choice`` (0 = A, 1 = B, 2 = tie) and optionally ``condition`` (codes
@@ -441,7 +445,7 @@ def majority_vote(item, choice, n_items: int, condition=None, n_conditions: int 
 
     * ``"net"`` (default): A if the item has more A than B votes, B if more B
       than A votes, otherwise tie -- tie votes abstain, as in the sign test.
-      This reproduces 003 Table 2 "Majority" exactly from the published
+      This reproduces Läubli et al. 2018 Table 2 "Majority" exactly from the published
       ratings (e.g. fluency/document 24 / 10 / 66 %).
     * ``"plurality"``: the label with the most votes, tie votes included;
       if two or three labels share the top count the item is a tie.
@@ -514,7 +518,9 @@ def _pairs_within_groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pairwise_agreement(item, rater, choice, n_raters: int | None = None, chance: str = "wmt") -> PairwiseAgreement:
-    """Percent agreement and Cohen's kappa over all pairs of raters' judgments (METHODS.md §6, §7; 003 Appendix).
+    """Percent agreement and Cohen's kappa over all pairs of raters' judgments (docs/methods.md §6-§7).
+
+    Läubli et al. 2018, Appendix.
 
     One row per (non-spam) judgment: ``item`` (non-negative codes that
     identify the item within one condition -- call once per condition),
@@ -523,16 +529,16 @@ def pairwise_agreement(item, rater, choice, n_raters: int | None = None, chance:
     same item by *different* raters is one comparison (an item rated by m
     raters gives m(m-1)/2 pairs; a rater's repeated judgments of one item
     are not paired with each other, only with other raters').  P(A) =
-    share of pairs with the same label (003 Table 3 "same label").
+    share of pairs with the same label (Läubli et al. 2018 Table 3 "same label").
 
     P(E), ``chance``:
 
     * ``"wmt"`` (default) -- as in WMT (Bojar et al. 2016, §3.3; the WMT16
       ``compute_agreement_scores.py``), "on the basis of all pairwise
-      ratings across all raters" (003 Appendix): P(A=B) is the share of
+      ratings across all raters" (Läubli et al. 2018 Appendix): P(A=B) is the share of
       ties among *all* judgments passed, and the two strict preferences
       are taken as equally likely, P(A>B) = P(A<B) = (1 - P(A=B)) / 2, so
-      ``P(E) = P(A>B)^2 + P(A<B)^2 + P(A=B)^2``.  This reproduces 003
+      ``P(E) = P(A>B)^2 + P(A<B)^2 + P(A=B)^2``.  This reproduces Läubli et al. 2018
       Table 3 (fluency/document 55 %, kappa 0.32; adequacy/document 49 %,
       0.13; sentences 45 % / 0.13 and 50 % / 0.14) from the published data.
     * ``"pooled"`` -- P(E) = sum over labels of ``label_share^2`` with the
@@ -590,7 +596,7 @@ def pairwise_agreement(item, rater, choice, n_raters: int | None = None, chance:
 
 
 def fleiss_kappa(item, choice, n_categories: int = _N_LABELS) -> FleissKappa:
-    """Fleiss' kappa over items rated by several raters (METHODS.md §6; 004 §3; Fleiss 1971).
+    """Fleiss' kappa over items rated by several raters (docs/methods.md §6; Paul & Sumita 2011 §3; Fleiss 1971).
 
     One row per judgment: ``item`` (non-negative codes, one condition per
     call) and ``choice`` (category codes ``0..n_categories-1``; for
@@ -636,11 +642,11 @@ def fleiss_kappa(item, choice, n_categories: int = _N_LABELS) -> FleissKappa:
 
 
 def landis_koch(kappa) -> str:
-    """Landis & Koch (1977) label of a kappa value, as listed in 004 §3 (METHODS.md §6).
+    """Landis & Koch (1977) label of a kappa value, as listed in Paul & Sumita 2011 §3 (docs/methods.md §6).
 
     "none" for kappa < 0, "slight" <= 0.2, "fair" <= 0.4, "moderate" <= 0.6,
     "substantial" <= 0.8, "almost perfect" above (upper bounds inclusive,
-    as 004 writes them).  NaN (not computable) -> "not computable".
+    as Paul & Sumita 2011 writes them).  NaN (not computable) -> "not computable".
     """
     k = float(kappa)
     if math.isnan(k):

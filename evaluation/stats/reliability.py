@@ -1,4 +1,4 @@
-"""Worker reliability from quality-control pairs (METHODS.md §4; 000 §3; 001 §5).
+"""Worker reliability from quality-control pairs (docs/methods.md §4).
 
 Four per-worker tests, each returning one p-value per worker code
 ``0..n_workers-1`` (NaN = "not computable", and such a worker is never
@@ -7,13 +7,13 @@ reliable):
 * :func:`reliability` -- the default: one-sided *paired* test that a
   worker's bad-reference scores are lower than the scores they gave the
   originals (paired Student t, or the Wilcoxon signed-rank test);
-* :func:`reliability_welch` -- 001 §5 / Fig. 3: one-sided *unpaired* test
+* :func:`reliability_welch` -- Graham et al. 2013 §5 / Fig. 3: one-sided *unpaired* test
   that ask-again differences ``d1 = |first - repeat|`` are smaller than
   bad-reference differences ``d2 = original - bad`` (Welch t, or
   Mann-Whitney U);
 * :func:`reliability_appraise` -- what Appraise runs (unpaired Mann-Whitney
   of bad vs original, ``p <= 0.01``);
-* :func:`assumption_a` / :func:`assumption_a_share` -- 000 §3 Table 1:
+* :func:`assumption_a` / :func:`assumption_a_share` -- Graham et al. 2014 §3 Table 1:
   first vs repeat scores should not differ (two-sided paired t).
 
 The callers pair the items (same worker, HIT, system and segment); these
@@ -74,7 +74,7 @@ class ReliabilityResult:
 
 @dataclass(frozen=True)
 class WelchReliabilityResult:
-    """Per-worker ask-again vs bad-reference reliability (001 §5).
+    """Per-worker ask-again vs bad-reference reliability (Graham et al. 2013 §5).
 
     ``p``: one-sided p that d1 (ask-again) is smaller than d2 (bad
     reference); NaN when not computable.  ``statistic``: Welch t or the U
@@ -101,7 +101,7 @@ class WelchReliabilityResult:
 
 @dataclass(frozen=True)
 class AssumptionAResult:
-    """Per-worker check of Assumption A (000 §3).
+    """Per-worker check of Assumption A (Graham et al. 2014 §3).
 
     ``p``: two-sided paired-t p-value of first vs repeat scores (NaN when not
     computable).  ``t``: the t statistic.  ``n_pairs``: repeat pairs.
@@ -163,7 +163,7 @@ def reliability(
     min_pairs: int = DEFAULT_MIN_PAIRS,
     threshold: float = 0.05,
 ) -> ReliabilityResult:
-    """Per-worker reliability p-value from bad-reference pairs (METHODS.md §4, 000 §3).
+    """Per-worker reliability p-value from bad-reference pairs (docs/methods.md §4, Graham et al. 2014 §3).
 
     One row per bad-reference pair: ``worker`` code, the ``bad`` reference's
     raw score and the raw score the same worker gave its ``original`` system
@@ -197,7 +197,7 @@ def reliability(
     ``min_pairs`` defaults to 2, the mathematical minimum of the t-test
     (df = n - 1 >= 1) and the floor R's ``t.test`` itself imposes ("not
     enough observations"), so it gives p-values for the same workers as the
-    R call METHODS.md quotes.  A higher floor is not needed
+    R call docs/methods.md quotes.  A higher floor is not needed
     for protection against false "reliable" verdicts: with df = 1 the
     one-sided 5 % critical value is t < -6.31, so a handful of pairs can only
     pass with overwhelming, consistent evidence, and the Wilcoxon test cannot
@@ -257,12 +257,12 @@ def reliability_welch(
     min_pairs: int = DEFAULT_MIN_PAIRS,
     threshold: float = 0.05,
 ) -> WelchReliabilityResult:
-    """Ask-again vs bad-reference reliability per worker (METHODS.md §4; 001 §5, Fig. 3).
+    """Ask-again vs bad-reference reliability per worker (docs/methods.md §4; Graham et al. 2013 §5, Fig. 3).
 
     ``d1 = |first - repeat|`` over the worker's ask-again (exact repeat)
     pairs, ``d2 = original - bad`` over their bad-reference pairs (raw
     scores).  A conscientious worker gives repeats similar scores and
-    degraded items clearly lower ones, so ``H1: d1 < d2``; 001 §5: "the null
+    degraded items clearly lower ones, so ``H1: d1 < d2``; Graham et al. 2013 §5: "the null
     hypothesis ... is that the score difference for ask again pairs is not
     less than the score difference for bad reference pairs".  Both tests are
     **one-sided and unpaired** (the two kinds of pairs are different items):
@@ -354,7 +354,7 @@ def reliability_appraise(
     threshold: float = 0.01,
     min_pairs: int = 1,
 ) -> ReliabilityResult:
-    """Appraise's annotator quality control (METHODS.md §4, third option).
+    """Appraise's annotator quality control (docs/methods.md §4, third option).
 
     What Appraise does (``Dashboard/utils.py:run_quality_control`` and
     ``Campaign/views.py:stat_reliable_testing`` in AppraiseDev/Appraise; an
@@ -442,7 +442,7 @@ def assumption_a(
     alpha: float = 0.05,
     min_pairs: int = DEFAULT_MIN_PAIRS,
 ) -> AssumptionAResult:
-    """Assumption A per worker: repeat scores don't differ from first scores (000 §3, Table 1).
+    """Assumption A per worker: repeat scores don't differ from first scores (Graham et al. 2014 §3, Table 1).
 
     One row per ask-again pair: ``worker``, the ``first`` score and the
     ``repeat`` score of the same translation.  Two-sided **paired** Student
@@ -485,7 +485,7 @@ def assumption_a(
 
 
 def assumption_a_share(result: AssumptionAResult, reliable) -> dict:
-    """Share of reliable workers for whom Assumption A holds (METHODS.md §4; 000 Table 1).
+    """Share of reliable workers for whom Assumption A holds (docs/methods.md §4; Graham et al. 2014 Table 1).
 
     ``reliable``: boolean array per worker (e.g. ``ReliabilityResult.reliable``).
     Returns a dict with ``n_reliable``, ``n_determined`` (reliable workers

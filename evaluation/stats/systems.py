@@ -1,4 +1,4 @@
-"""System scores, pairwise significance and clusters (METHODS.md §5; 000 §4; 001 §6)."""
+"""System scores, pairwise significance and clusters (docs/methods.md §5)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _interval(n, mean, sd, confidence):
 
 
 def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0.95) -> SystemScores:
-    """Per-system mean raw and z-scores, averaged per segment first (METHODS.md §5).
+    """Per-system mean raw and z-scores, averaged per segment first (docs/methods.md §5).
 
     Pass only system-output judgments (first judgments and exact repeats
     alike; no bad references; references only as a pseudo-system if wanted)
@@ -196,7 +196,7 @@ def stars(p) -> np.ndarray:
 
 
 def significance(translation_system, translation_z, n_systems: int) -> Significance:
-    """Pairwise one-sided Wilcoxon rank-sum tests between systems (METHODS.md §5).
+    """Pairwise one-sided Wilcoxon rank-sum tests between systems (docs/methods.md §5).
 
     Inputs are the per-translation arrays of :func:`system_scores`
     (``translation_system``, ``translation_z``; raw means work the same way).
@@ -226,7 +226,7 @@ def significance(translation_system, translation_z, n_systems: int) -> Significa
 
 
 def clusters(mean_z, p_matrix, alpha: float = 0.05) -> Clusters:
-    """Rank systems by mean z and split them into significance clusters (METHODS.md §5).
+    """Rank systems by mean z and split them into significance clusters (docs/methods.md §5).
 
     Order: mean z descending; equal means are ordered by system code
     (ascending), so the result is deterministic.  Systems with a NaN mean
@@ -239,7 +239,7 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05) -> Clusters:
     significantly worse than **every** member of that cluster
     (``p_matrix[m, s] < alpha`` for all members m, strict), and otherwise
     joins it.  A NaN p counts as not significant.  Only the cluster directly
-    above is consulted (the METHODS.md rule), not earlier clusters.
+    above is consulted (the docs/methods.md rule), not earlier clusters.
     """
     mean_z = np.asarray(mean_z, dtype=np.float64)
     p = np.asarray(p_matrix, dtype=np.float64)

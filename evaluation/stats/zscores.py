@@ -1,4 +1,4 @@
-"""Per-worker standardisation of raw scores (METHODS.md §5; 000 §4; 001 §6)."""
+"""Per-worker standardisation of raw scores (docs/methods.md §5; Graham et al. 2014 §4; Graham et al. 2013 §6)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class ZScores:
 
 
 def standardise(worker, scores, n_workers: int, fit=None) -> ZScores:
-    """Per-worker z-scores ``z = (score - mu_w) / sigma_w`` (METHODS.md §5; 000 §4).
+    """Per-worker z-scores ``z = (score - mu_w) / sigma_w`` (docs/methods.md §5; Graham et al. 2014 §4).
 
     ``mu_w`` and ``sigma_w`` are the mean and the **sample** standard
     deviation (n - 1 denominator: R's ``sd()``, ``numpy.std(ddof=1)``) of
@@ -44,7 +44,7 @@ def standardise(worker, scores, n_workers: int, fit=None) -> ZScores:
 
     ``fit`` (optional boolean mask, default all rows): rows used to estimate
     mu_w and sigma_w; z is still computed for every row.  Use it to exclude
-    reference translations from the standardisation on request (000
+    reference translations from the standardisation on request (Graham et al. 2014
     footnote 4) while still giving them z-scores.
 
     A worker with a single fitted score, or whose fitted scores are all
@@ -73,9 +73,9 @@ def standardise(worker, scores, n_workers: int, fit=None) -> ZScores:
 
 
 def worker_means(worker, values, n_workers: int) -> np.ndarray:
-    """Mean of ``values`` per worker code, NaN for workers without rows (METHODS.md §4).
+    """Mean of ``values`` per worker code, NaN for workers without rows (docs/methods.md §4).
 
-    For example mean seconds per judgment per worker (001 Fig. 4 plots the
+    For example mean seconds per judgment per worker (Graham et al. 2013 Fig. 4 plots the
     reliability p-value against it).  Plain arithmetic mean over the rows
     passed in.
     """

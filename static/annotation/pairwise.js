@@ -1,6 +1,6 @@
 /* Pairwise screen: two candidates side by side (stacked on a phone), sentence by sentence
    aligned across the sides, the source first for adequacy; A better / tie / B better
-   (METHODS.md §7). Keys: A or ←, T or ↓, B or →; Enter submits. */
+   (docs/methods.md §7). Keys: A or ←, T or ↓, B or →; Enter submits. */
 (function () {
   "use strict";
   var box = document.getElementById("pairwise");

@@ -1,5 +1,5 @@
 /* Direct Assessment screen: a 0-100 visual analogue scale with no numbers, anchored at
-   both ends, marks at the quarters, untouched until moved (METHODS.md §1).
+   both ends, marks at the quarters, untouched until moved (docs/methods.md §1).
    Keyboard: arrows move by 1, Page Up/Down by 10, Home/End to the ends, Enter submits. */
 (function () {
   "use strict";

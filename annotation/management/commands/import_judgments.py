@@ -1,4 +1,4 @@
-"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B]` (CONTRACT.md)."""
+"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B]` (docs/api.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
