@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evaluation import stats
+from evaluation import reliability_tests, stats
 
 SYSTEM, BAD_REF, REPEAT, REFERENCE = 0, 1, 2, 3
 ITEM_CODES = {"system": SYSTEM, "bad_ref": BAD_REF, "repeat": REPEAT, "reference": REFERENCE}
@@ -88,22 +88,10 @@ def match_pairs(data: DAJudgments, kinds: tuple[int, ...] = (BAD_REF, REPEAT)) -
 
 
 def _reliability(test: str, worker, score, z, bad, bad_orig, rep, rep_orig, n_workers: int, threshold: float):
-    """(p, pairs used, reliable) per worker with the campaign's test (METHODS.md §4)."""
-    if test in ("paired-t", "wilcoxon"):
-        r = stats.reliability(worker[bad], score[bad], score[bad_orig], n_workers, test=test, threshold=threshold)
-        return r.p, r.n_pairs, r.reliable
-    if test in ("welch", "mann-whitney"):
-        r = stats.reliability_welch(worker[rep], score[rep], score[rep_orig], worker[bad], score[bad],
-                                    score[bad_orig], n_workers, test=test, threshold=threshold)
-        return r.p, r.n_repeat_pairs + r.n_bad_pairs, r.reliable
-    if test == "appraise":
-        rows = np.concatenate([bad, bad_orig])
-        pair = np.concatenate([np.arange(bad.size), np.arange(bad.size)])
-        is_bad = np.concatenate([np.ones(bad.size, bool), np.zeros(bad.size, bool)])
-        r = stats.reliability_appraise(worker[rows], pair, is_bad, score[rows], n_workers, max(bad.size, 1),
-                                       threshold=APPRAISE_THRESHOLD)
-        return r.p, r.n_pairs, r.reliable
-    raise ValueError(f"unknown reliability test {test!r}")
+    """(p, pairs used, reliable) per worker with the campaign's test, from the registry
+    (evaluation/reliability_tests.py; docs/methods.md#worker-reliability)."""
+    pairs = reliability_tests.QualityPairs(worker, score, z, bad, bad_orig, rep, rep_orig, n_workers)
+    return reliability_tests.run(test, pairs, threshold)
 
 
 def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_reference: bool) -> SystemTable:
