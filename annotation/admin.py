@@ -6,64 +6,12 @@ from django.contrib import admin, messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 
+from .import_form import CampaignImportForm
 from .models import Annotator, Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, System
-from .protocols import protocol_choices
+from .protocols import all_protocols
+from .protocols.options import union
 from .services import assignment as assigning
 from .services.campaign_import import MAX_REPORTED_ERRORS, CampaignFileError, import_campaign
-
-
-class CampaignImportForm(forms.Form):
-    """Everything a campaign needs, in one form; the file is validated whole and its errors shown by line."""
-
-    file = forms.FileField(help_text="JSON Lines, one source segment a line (see CONTRACT.md).")
-    name = forms.CharField(max_length=200)
-    protocol = forms.ChoiceField(choices=protocol_choices)
-    source_language = forms.CharField(max_length=16, required=False)
-    target_language = forms.CharField(max_length=16, initial="en")
-    statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
-                                help_text="The question, in the target language; the protocol's default if empty.")
-    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False,
-                                   help_text="Shown before the first item (Markdown).")
-    redundancy = forms.IntegerField(min_value=1, initial=1, help_text="Distinct workers per HIT.")
-    hit_size = forms.IntegerField(initial=100, help_text="Direct Assessment: items per HIT (multiple of 20).")
-    seed = forms.IntegerField(min_value=0, required=False, help_text="Random if empty.")
-    qc_test = forms.ChoiceField(choices=Campaign.QualityTest.choices, initial=Campaign.QualityTest.PAIRED_T,
-                                label="Reliability test")
-    qc_threshold = forms.FloatField(min_value=0.0001, max_value=0.5, initial=0.05, label="Reliability threshold")
-    systems = forms.CharField(required=False, help_text="Pairwise: the two systems compared, A,B.")
-    unit = forms.ChoiceField(choices=[("document", "document"), ("sentence", "sentence"), ("both", "both")],
-                             initial="document", help_text="Pairwise: what is compared.")
-    docs_per_hit = forms.IntegerField(min_value=1, initial=10, help_text="Pairwise: documents per HIT.")
-    spam_rate_document = forms.FloatField(min_value=0, max_value=1, initial=round(5 / 55, 4),
-                                          help_text="Pairwise: spam documents per document item (003: 5 of 55).")
-    spam_rate_sentence = forms.FloatField(min_value=0, max_value=1, initial=round(16 / 120, 4),
-                                          help_text="Pairwise: spam sentences per sentence item (003: 16 of 120).")
-    max_spam_miss_rate = forms.FloatField(min_value=0, max_value=1, initial=0.2,
-                                          help_text="Pairwise: judges who miss more spam items are excluded.")
-    payment_per_hit = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
-    hit_timeout_minutes = forms.IntegerField(min_value=1, initial=60,
-                                             help_text="An idle worker's HIT goes to someone else after this.")
-    completion_code = forms.CharField(max_length=64, required=False,
-                                      help_text="One code for every worker (e.g. Prolific's); random per HIT if empty.")
-    require_qualification = forms.BooleanField(required=False,
-                                               help_text="Ask crowd workers for native language and country first.")
-    required_native_language = forms.CharField(max_length=64, required=False)
-
-    PAIRWISE_FIELDS = ("systems", "unit", "docs_per_hit", "spam_rate_document", "spam_rate_sentence",
-                       "max_spam_miss_rate")
-
-    def import_arguments(self) -> dict:
-        data = dict(self.cleaned_data)
-        data.pop("file")
-        pairwise = {k: data.pop(k) for k in self.PAIRWISE_FIELDS}
-        options = {}
-        if data["protocol"].startswith("pairwise"):
-            options = {"systems": [s.strip() for s in pairwise["systems"].split(",") if s.strip()],
-                       "unit": pairwise["unit"], "docs_per_hit": pairwise["docs_per_hit"],
-                       "spam_rates": {"document": pairwise["spam_rate_document"],
-                                      "sentence": pairwise["spam_rate_sentence"]},
-                       "max_spam_miss_rate": pairwise["max_spam_miss_rate"]}
-        return {**data, "options": options, "status": Campaign.Status.DRAFT}
 
 
 @admin.register(Campaign)
@@ -88,26 +36,47 @@ class CampaignAdmin(admin.ModelAdmin):
             path("<int:pk>/status/", view(self.status_view), name="annotation_campaign_status"),
         ] + super().get_urls()
 
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        """The reliability test as a choice among the registered tests (the column itself has no choices)."""
+        if db_field.name == "qc_test":
+            option = next(option for option, _ in union(all_protocols()) if option.name == "qc_test")
+            return forms.ChoiceField(choices=option.choice_list, label=option.title, help_text=option.help)
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
     def import_view(self, request):
         form = CampaignImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
             try:
-                result = import_campaign(form.cleaned_data["file"], **form.import_arguments())
+                result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"],
+                                         parsed=form.parsed)
             except CampaignFileError as exc:
-                for line, reason in exc.errors[:MAX_REPORTED_ERRORS]:
-                    form.add_error("file", f"line {line}: {reason}" if line else reason)
-                if len(exc.errors) > MAX_REPORTED_ERRORS:
-                    form.add_error("file", f"… and {len(exc.errors) - MAX_REPORTED_ERRORS} more problems")
-                form.add_error(None, "The file was refused; nothing was imported.")
+                self._file_errors(form, exc)
             else:
                 hits = f"{result.hits} HIT" + ("" if result.hits == 1 else "s")
-                messages.success(request, f"Imported {result.campaign.name}: {hits}. It is a draft: "
-                                          "check the preview, then publish it.")
+                if result.campaign.status == Campaign.Status.DRAFT:
+                    messages.success(request, f"Imported {result.campaign.name}: {hits}. It is a draft: "
+                                              "check the preview, then publish it.")
+                else:
+                    messages.success(request, f"Imported {result.campaign.name}: {hits}. It is open to annotators.")
                 return redirect(reverse("admin:annotation_campaign_preview", args=[result.campaign.pk]))
         return render(request, "admin/annotation/campaign/import.html", {
             **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
             "title": "Import a campaign",
         })
+
+    @staticmethod
+    def _file_errors(form, exc: CampaignFileError):
+        """The file's problems by line next to the file; a setting the file contradicts next to that setting."""
+        for line, reason in exc.errors[:MAX_REPORTED_ERRORS]:
+            name, _, rest = reason.partition(": ")
+            if not line and rest and name in form.fields:
+                form.add_error(name, rest)
+            else:
+                form.add_error("file", f"line {line}: {reason}" if line else reason)
+        if len(exc.errors) > MAX_REPORTED_ERRORS:
+            form.add_error("file", f"… and {len(exc.errors) - MAX_REPORTED_ERRORS} more problems")
+        form.add_error(None, "The file was refused; nothing was imported.")
 
     def preview_view(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)

@@ -40,23 +40,28 @@ class CampaignSerializer(serializers.ModelSerializer):
 
 
 class CampaignImportSerializer(serializers.Serializer):
-    """The fields of `POST /api/campaigns/` (multipart), as for `manage.py import_campaign`."""
+    """The fields of `POST /api/campaigns/` (multipart): the file, its name and protocol, then every import
+    option of every protocol (`Protocol.option_fields`), validated by `Protocol.parse_options` as in the
+    admin and `manage.py import_campaign`. `validated_data` holds the file, name, protocol and `parsed`."""
 
     file = serializers.FileField()
     name = serializers.CharField(max_length=200)
     protocol = serializers.ChoiceField(choices=[])
-    redundancy = serializers.IntegerField(min_value=1, max_value=1000, default=1)
-    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False)
-    hit_size = serializers.IntegerField(default=100)
-    source_language = serializers.CharField(max_length=16, required=False, allow_blank=True)
-    target_language = serializers.CharField(max_length=16, required=False)
-    statement = serializers.CharField(required=False, allow_blank=True)
-    systems = serializers.CharField(required=False, help_text="Pairwise: the two systems compared, 'A,B'.")
-    unit = serializers.ChoiceField(choices=["document", "sentence", "both"], required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["protocol"].choices = protocol_choices()
+
+    def get_fields(self):
+        from .import_fields import import_option_fields
+
+        return {**super().get_fields(), **import_option_fields()}
+
+    def validate(self, attrs):
+        from .import_fields import parse_submitted
+
+        parsed = parse_submitted(attrs["protocol"], attrs, self.initial_data)
+        return {"file": attrs["file"], "name": attrs["name"], "protocol": attrs["protocol"], "parsed": parsed}
 
 
 class JudgmentImportSerializer(serializers.Serializer):

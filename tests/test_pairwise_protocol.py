@@ -97,9 +97,9 @@ def test_the_api_shows_sides_not_systems(client):
 
 
 @pytest.mark.parametrize("options,problem", [
-    ({"systems": ["mt"]}, "compare two different systems"),
-    ({"systems": ["mt", "google"]}, "system 'google' is not in the file"),
-    ({"systems": ["mt", "human"], "unit": "paragraph"}, "unit must be one of"),
+    ({"systems": ["mt"]}, "systems: pairwise protocols compare two different systems"),
+    ({"systems": ["mt", "google"]}, "systems: system 'google' is not in the file"),
+    ({"systems": ["mt", "human"], "unit": "paragraph"}, "unit: must be one of"),
 ])
 def test_bad_pairwise_options_are_refused(options, problem):
     with pytest.raises(CampaignFileError, match=problem):

@@ -3,7 +3,12 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
+
+from . import options as opts
+from .options import Option, ParsedOptions
 
 
 class UnknownProtocol(ValueError):
@@ -50,6 +55,31 @@ def require_number(body: dict, key: str, low: float, high: float) -> float:
     return float(value)
 
 
+#: The import options every protocol takes; each protocol adds its own (`own_options`).
+COMMON_OPTIONS = (
+    Option("redundancy", "int", 1, "Distinct workers per HIT.", minimum=1, maximum=1000),
+    Option("seed", "int", None, "Random seed of the HIT layout; a random one is chosen and stored if empty.",
+           minimum=0, maximum=2**62, default_text="random"),
+    Option("source_language", "str", "", "Language code of the source, e.g. de.", max_length=16),
+    Option("target_language", "str", "en", "Language code of the translations, e.g. en.", max_length=16),
+    Option("statement", "text", "", "The question, in the target language; the protocol's default if empty.",
+           max_length=2000),
+    Option("instructions", "text", "", "Shown before the first item (Markdown)."),
+    Option("hit_timeout_minutes", "int", 60, "An idle worker's HIT goes to someone else after this many minutes.",
+           minimum=1, maximum=7 * 24 * 60),
+    Option("payment_per_hit", "decimal", Decimal("0"), "What a worker earns per HIT (for the cost figures).",
+           minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2),
+    Option("completion_code", "str", "", "One code for every worker (e.g. Prolific's); random per HIT if empty.",
+           max_length=64),
+    Option("require_qualification", "bool", False, "Ask crowd workers for their native language and country "
+           "before their first HIT."),
+    Option("required_native_language", "str", "", "Only workers who declare this native language (e.g. English) "
+           "may work.", max_length=64),
+    Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
+           "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
+)
+
+
 class Protocol:
     """Base class. Subclasses set the attributes and implement the methods below."""
 
@@ -63,11 +93,31 @@ class Protocol:
     #: Campaign-file fields a segment must carry (beyond source and systems).
     requires_reference: bool = False
 
+    #: The protocol's own import options, after the common ones.
+    own_options: tuple[Option, ...] = ()
+
     def default_statement(self, language: str) -> str:
         raise NotImplementedError
 
+    def option_fields(self) -> list[Option]:
+        """Every import option this protocol takes; the admin form, the API and the CLI are built from these."""
+        return [*COMMON_OPTIONS, *self.own_options]
+
+    def check_parsed(self, values: dict) -> list[tuple[str, str]]:
+        """Problems between parsed option values, as (field name, reason); empty when fine. A field that failed
+        its own checks is None here."""
+        return []
+
+    def parse_options(self, raw: Mapping[str, object], *, defaults: Mapping[str, object] | None = None
+                      ) -> ParsedOptions:
+        """Validate raw option values (strings or typed); raises `OptionError` naming every bad field.
+
+        `defaults` overrides option defaults for one front-end (the admin imports drafts)."""
+        return opts.parse(self.name, self.option_fields(), raw, defaults=defaults, check=self.check_parsed)
+
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
-        """Problems with the protocol's options for this campaign; empty when fine. May fill in defaults."""
+        """Problems with the protocol's options for this campaign's file, each message starting with the
+        field it concerns ("systems: ..."); empty when fine. May fill in defaults."""
         return []
 
     def hit_exposure(self, items) -> dict:

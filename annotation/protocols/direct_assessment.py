@@ -8,8 +8,21 @@ from ..services.degradation import degrade_adequacy, degrade_fluency
 from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 from . import register
 from .base import Protocol, language_name, require_item_id, require_number
+from .options import Option
 
 LIKERT_LEAD = "Read the text below and rate it by how much you agree that:"
+#: Direct Assessment's own import options; the reliability tests are registered by the evaluation app.
+DA_OPTIONS = (
+    Option("hit_size", "int", 100, "Items per HIT: a multiple of 20 between 20 and 200.", minimum=20, maximum=200,
+           step=20),
+    Option("qc_test", "choice", "paired-t", "How careful workers are told from careless ones "
+           "(docs/methods.md#worker-reliability).", label="Reliability test", choices="qc_test"),
+    Option("qc_threshold", "float", None, "A worker is reliable when the test's p-value is below this "
+           "(appraise keeps its fixed 0.01).", label="Reliability threshold", minimum=0.0001, maximum=0.5,
+           default_text="the reliability test's own (0.05 for most)"),
+    Option("reference_as_system", "bool", False, "Rank the human reference among the systems in the results.",
+           target="options"),
+)
 
 
 class DirectAssessment(Protocol):
@@ -17,6 +30,7 @@ class DirectAssessment(Protocol):
     template = "annotation/screens/slider.html"
     script = "annotation/slider.js"
     requires_reference = True
+    own_options = DA_OPTIONS
 
     def __init__(self, name: str, label: str, context: str | None, degrade, statement: str):
         self.name = name
@@ -32,7 +46,7 @@ class DirectAssessment(Protocol):
         try:
             check_hit_size(hit_size)
         except HitPlanError as exc:
-            return [str(exc)]
+            return [f"hit_size: {exc}"]
         return []
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):

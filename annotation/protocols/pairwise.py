@@ -7,17 +7,36 @@ import random
 from ..services.pairwise_builder import UNITS, crosses_over, exposure, plan_pairwise_hits
 from . import register
 from .base import JudgmentError, Protocol, language_name, require_item_id
+from .options import Option
 
 CHOICES = ("A", "B", "tie")
 #: 003 §2.2: 5 spam documents per 55 and 16 spam sentences per 120.
 DEFAULT_SPAM_RATES = {"document": 5 / 55, "sentence": 16 / 120}
 DEFAULT_DOCS_PER_HIT = 10
+DEFAULT_MAX_SPAM_MISS_RATE = 0.2
+TWO_SYSTEMS = "pairwise protocols compare two different systems, e.g. A,B"
+#: The pairwise protocols' own import options.
+PAIRWISE_OPTIONS = (
+    Option("systems", "list", None, "The two systems compared, A,B.", required=True, missing=TWO_SYSTEMS,
+           target="options"),
+    Option("unit", "choice", "document", "What is compared: whole documents, sentences, or both.",
+           choices=tuple((unit, unit) for unit in UNITS), target="options"),
+    Option("docs_per_hit", "int", DEFAULT_DOCS_PER_HIT, "Documents per HIT.", minimum=1, maximum=1000,
+           target="options"),
+    Option("spam_rate_document", "float", DEFAULT_SPAM_RATES["document"], "Spam documents per document item "
+           "(003: 5 of 55).", minimum=0.0, maximum=1.0, target="options", key=("spam_rates", "document")),
+    Option("spam_rate_sentence", "float", DEFAULT_SPAM_RATES["sentence"], "Spam sentences per sentence item "
+           "(003: 16 of 120).", minimum=0.0, maximum=1.0, target="options", key=("spam_rates", "sentence")),
+    Option("max_spam_miss_rate", "float", DEFAULT_MAX_SPAM_MISS_RATE, "Judges who miss a larger share of their "
+           "spam items are excluded from the results.", minimum=0.0, maximum=1.0, target="options"),
+)
 
 
 class Pairwise(Protocol):
     family = "pairwise"
     template = "annotation/screens/pairwise.html"
     script = "annotation/pairwise.js"
+    own_options = PAIRWISE_OPTIONS
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):
         self.name = name
@@ -32,23 +51,32 @@ class Pairwise(Protocol):
     def default_statement(self, language: str) -> str:
         return self._statement.format(language=language_name(language))
 
+    def check_parsed(self, values: dict) -> list[tuple[str, str]]:
+        systems = values.get("systems") or []
+        return [] if len(systems) == 2 and systems[0] != systems[1] else [("systems", TWO_SYSTEMS)]
+
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         problems = []
         systems = options.get("systems") or []
         if len(systems) != 2 or systems[0] == systems[1]:
-            problems.append("pairwise protocols compare two different systems: give --systems A,B")
+            problems.append(f"systems: {TWO_SYSTEMS}")
         else:
-            problems += [f"system {s!r} is not in the file" for s in systems if s not in system_names]
+            problems += [f"systems: system {s!r} is not in the file" for s in systems if s not in system_names]
         options.setdefault("unit", "document")
         if options["unit"] not in UNITS:
-            problems.append(f"unit must be one of {', '.join(UNITS)}")
+            problems.append(f"unit: must be one of {', '.join(UNITS)}")
         options.setdefault("docs_per_hit", DEFAULT_DOCS_PER_HIT)
-        if not isinstance(options["docs_per_hit"], int) or options["docs_per_hit"] < 1:
-            problems.append("docs_per_hit must be a positive integer")
+        if isinstance(options["docs_per_hit"], bool) or not isinstance(options["docs_per_hit"], int) \
+                or options["docs_per_hit"] < 1:
+            problems.append("docs_per_hit: must be a positive integer")
         rates = {**DEFAULT_SPAM_RATES, **options.get("spam_rates", {})}
-        if any(not isinstance(r, (int, float)) or not 0 <= r <= 1 for r in rates.values()):
-            problems.append("spam rates must lie between 0 and 1")
+        problems += [f"spam_rate_{unit}: must lie between 0 and 1" for unit, rate in rates.items()
+                     if not isinstance(rate, (int, float)) or not 0 <= rate <= 1]
         options["spam_rates"] = rates
+        options.setdefault("max_spam_miss_rate", DEFAULT_MAX_SPAM_MISS_RATE)
+        rate = options["max_spam_miss_rate"]
+        if not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+            problems.append("max_spam_miss_rate: must lie between 0 and 1")
         options["criterion"] = self.criterion
         return problems
 

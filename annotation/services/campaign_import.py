@@ -18,6 +18,7 @@ from django.utils.text import slugify
 
 from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
+from ..protocols.options import ParsedOptions
 from .hit_builder import CampaignContent, HitPlanError, OutputRef, SegmentRef
 from .text_lines import numbered_lines
 
@@ -154,13 +155,26 @@ def import_campaign(
     *,
     name: str,
     protocol: str,
+    parsed: ParsedOptions | None = None,
     redundancy: int = 1,
     seed: int | None = None,
     hit_size: int = 100,
     options: dict | None = None,
     **settings,
 ) -> ImportResult:
-    """Validate `lines`, plan the HITs, then store campaign, texts and HITs in one transaction."""
+    """Validate `lines`, plan the HITs, then store campaign, texts and HITs in one transaction.
+
+    The front-ends pass `parsed`, what `Protocol.parse_options` made of their fields; code and
+    tests may pass the settings as keywords instead (Campaign fields, and `options`)."""
+    if parsed is not None:
+        if parsed.protocol != protocol:
+            raise ValueError(f"options parsed for {parsed.protocol!r}, not {protocol!r}")
+        fields = dict(parsed.campaign_fields)
+        redundancy = fields.pop("redundancy", redundancy)
+        seed = fields.pop("seed", seed)
+        hit_size = fields.pop("hit_size", hit_size)
+        options = {**parsed.options, **(options or {})}
+        settings = {**fields, **settings}
     options = options or {}
     errors: list[tuple[int, str]] = []
     if not name or not name.strip():

@@ -25,18 +25,12 @@ class ImportActions:
 
     @extend_schema(request={"multipart/form-data": CampaignImportSerializer}, responses={201: ImportAnswer})
     def create(self, request):
-        """Import a campaign file (JSON Lines) and build its HITs."""
+        """Import a campaign file (JSON Lines) and build its HITs; the campaign opens at once unless publish=false."""
         form = CampaignImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        upload = data.pop("file")
-        options = {}
-        if "systems" in data:
-            options["systems"] = [s.strip() for s in data.pop("systems").split(",") if s.strip()]
-        if "unit" in data:
-            options["unit"] = data.pop("unit")
+        data = form.validated_data
         try:
-            result = import_campaign(upload, options=options, **data)
+            result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"], parsed=data["parsed"])
         except CampaignFileError as exc:
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "hits": result.hits}, status=status.HTTP_201_CREATED)

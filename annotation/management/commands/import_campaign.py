@@ -1,42 +1,48 @@
-"""`manage.py import_campaign FILE --name NAME --protocol P [--redundancy K] [--seed S]` (CONTRACT.md)."""
+"""`manage.py import_campaign FILE --name NAME --protocol P [--redundancy K] ...`: every import option of
+every protocol (`Protocol.option_fields`) as a flag, validated by `Protocol.parse_options`."""
+import argparse
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.protocols import all_protocols
+from annotation.protocols import UnknownProtocol, all_protocols, get_protocol
+from annotation.protocols.options import OptionError, help_text, union
 from annotation.services.campaign_import import CampaignFileError, import_campaign
+
+METAVARS = {"int": "N", "float": "X", "decimal": "AMOUNT", "list": "A,B", "text": "TEXT", "str": "TEXT"}
 
 
 class Command(BaseCommand):
     help = "Import a campaign file (JSON Lines) and build its HITs; prints {\"campaign\": slug, \"hits\": n}."
 
     def add_arguments(self, parser):
+        protocols = [p.name for p in all_protocols()]
         parser.add_argument("file")
         parser.add_argument("--name", required=True)
-        parser.add_argument("--protocol", required=True, help=", ".join(p.name for p in all_protocols()))
-        parser.add_argument("--redundancy", type=int, default=1, help="Distinct workers per HIT.")
-        parser.add_argument("--seed", type=int, help="Random seed (a random one is chosen and stored if absent).")
-        parser.add_argument("--hit-size", type=int, default=100)
-        parser.add_argument("--source-language", default="")
-        parser.add_argument("--target-language", default="en")
-        parser.add_argument("--statement", default="", help="The Likert statement, in the target language.")
-        parser.add_argument("--systems", help="Pairwise protocols: the two systems compared, A,B.")
-        parser.add_argument("--unit", choices=["document", "sentence", "both"], help="Pairwise protocols.")
+        parser.add_argument("--protocol", required=True, help=", ".join(protocols))
+        for option, used_by in union(all_protocols()):
+            # Every value reaches parse_options as given (None when absent), so the errors name the field.
+            kwargs = {"dest": option.name, "default": None,
+                      "help": help_text(option, used_by, protocols).replace("%", "%%")}
+            if option.kind == "bool":
+                kwargs["action"] = argparse.BooleanOptionalAction
+            else:
+                kwargs["metavar"] = METAVARS.get(option.kind, option.name.upper())
+            parser.add_argument(option.flag, **kwargs)
 
     def handle(self, *args, **opts):
-        options = {}
-        if opts["systems"]:
-            options["systems"] = [s.strip() for s in opts["systems"].split(",") if s.strip()]
-        if opts["unit"]:
-            options["unit"] = opts["unit"]
+        try:
+            protocol = get_protocol(opts["protocol"])
+        except UnknownProtocol as exc:
+            raise CommandError(f"protocol: {exc}") from None
+        names = [option.name for option, _ in union(all_protocols())]
+        try:
+            parsed = protocol.parse_options({name: opts[name] for name in names if opts.get(name) is not None})
+        except OptionError as exc:
+            raise CommandError(f"refused options: {exc}") from None
         try:
             with open(opts["file"], "rb") as handle:
-                result = import_campaign(
-                    handle, name=opts["name"], protocol=opts["protocol"], redundancy=opts["redundancy"],
-                    seed=opts["seed"], hit_size=opts["hit_size"], options=options,
-                    source_language=opts["source_language"], target_language=opts["target_language"],
-                    statement=opts["statement"],
-                )
+                result = import_campaign(handle, name=opts["name"], protocol=protocol.name, parsed=parsed)
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:
