@@ -1,0 +1,13 @@
+"""Server-drawn SVG charts for the results pages: pure functions from numbers and labels to markup.
+
+Nothing here touches the database. Each mark carries a `<title>` for hover, and series differ by shape
+or position as well as colour. `svg` holds the shared primitives; one module per kind of chart.
+"""
+from .calibration import change_chart
+from .progress import line_chart
+from .rankings import heatmap, p_bin, preference_bars, ranking_chart
+from .svg import GREEN, MUTED, format_p, stars
+from .workers import rate_bars, scatter_chart
+
+__all__ = ["GREEN", "MUTED", "change_chart", "format_p", "heatmap", "line_chart", "p_bin", "preference_bars",
+           "ranking_chart", "rate_bars", "scatter_chart", "stars"]
