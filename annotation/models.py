@@ -16,7 +16,7 @@ from .protocols import protocol_choices
 
 
 class Campaign(models.Model):
-    """An evaluation campaign: its items, settings and HITs (METHODS.md §1-§2, §10)."""
+    """An evaluation campaign: its items, settings and HITs (docs/methods.md §1-§2, §10)."""
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -146,7 +146,7 @@ class SystemOutput(models.Model):
 
 
 class Hit(models.Model):
-    """A fixed list of items; done by `campaign.redundancy` distinct workers (METHODS.md §2)."""
+    """A fixed list of items; done by `campaign.redundancy` distinct workers (docs/methods.md §2)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
     number = models.PositiveIntegerField()

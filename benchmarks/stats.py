@@ -25,7 +25,7 @@ a local cache). The benchmark database is dropped at the end unless `--keep-db`.
    RSS at the fork, which is why these runs come before this process loads anything big).
    Targets: < 10 s, peak < 1.5 GB.
 3. Statistics core: the judgments are loaded into arrays once (`load_judgments`), then
-   `evaluation.services.da_pipeline.analyse()` is timed (median of `--repeats`). Target: < 2 s.
+   `evaluation.families.direct_assessment.analysis.analyse()` is timed (median of `--repeats`). Target: < 2 s.
 4. A straightforward per-judgment Python implementation of the same statistics (loops and
    dicts, scipy's ttest_rel per worker and mannwhitneyu per system pair, as Appraise's
    ComputeZScores does it) on a 100,000-judgment sample (1,000 whole HITs), read from the
@@ -492,7 +492,7 @@ def same_work(data, threshold: float):
     system scores and the significance matrix over the reliable workers (analyse() also does the table over
     all workers, Assumption A and agreement)."""
     from evaluation import stats as core
-    from evaluation.services.da_pipeline import BAD_REF, REPEAT, SYSTEM, match_pairs
+    from evaluation.families.direct_assessment.analysis import BAD_REF, REPEAT, SYSTEM, match_pairs
 
     _, worker = np.unique(data.annotator_id, return_inverse=True)
     n_workers = int(worker.max()) + 1
@@ -510,7 +510,7 @@ def compare_with_per_judgment(g: Generated, data, campaign, sample: int, seed: i
     """Step 4: the per-judgment implementation on the file rows of `sample` / 100 random HITs, analyse() on
     the same HITs' database arrays; asserts equal results, returns the timings."""
     from annotation.models import Annotator, Assignment
-    from evaluation.services.da_pipeline import analyse
+    from evaluation.families.direct_assessment.analysis import analyse
 
     rng = np.random.default_rng(seed)
     chosen = np.sort(rng.choice(g.design.size, size=max(1, sample // HIT_SIZE), replace=False))
@@ -674,10 +674,10 @@ def main(argv=None) -> int:
         os.environ.update(env)
         setup_django()
         from annotation.models import Annotator, Campaign, Judgment
+        from evaluation.families.direct_assessment.analysis import analyse
         from evaluation.families.direct_assessment.models import SystemResult
         from evaluation.families.direct_assessment.storage import load_judgments
         from evaluation.models import WorkerResult
-        from evaluation.services.da_pipeline import analyse
 
         campaign = Campaign.objects.get(slug=imported["campaign"])
         stored = Judgment.objects.filter(campaign=campaign).count()

@@ -83,10 +83,15 @@ def default_threshold(values: dict) -> float:
     return test.default_threshold if test else 0.05
 
 
+def threshold_in_use(name: str, threshold: float) -> float:
+    """The threshold a campaign's test applies: its own where it fixes one, else the campaign's."""
+    test = get_test(name)
+    return test.default_threshold if test.fixed_threshold else threshold
+
+
 def run(name: str, pairs: QualityPairs, threshold: float):
     """(p, pairs used, reliable) per worker with test `name`; a fixed-threshold test uses its own."""
-    test = get_test(name)
-    return test.run(pairs, test.default_threshold if test.fixed_threshold else threshold)
+    return get_test(name).run(pairs, threshold_in_use(name, threshold))
 
 
 def _paired(test: str) -> TestFunction:

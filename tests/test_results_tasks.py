@@ -7,9 +7,9 @@ import pytest
 from django.db import IntegrityError
 from django.test import Client
 
+from evaluation.families.direct_assessment.analysis import analyse
 from evaluation.families.direct_assessment.storage import compute_da, load_judgments, store
 from evaluation.models import CampaignResults, WorkerResult
-from evaluation.services.da_pipeline import analyse
 from evaluation.tasks import _queued_key, claim_queued_run
 
 from .simulation import Behaviour, complete_hit

@@ -1,5 +1,5 @@
 """Direct Assessment on a 100-point slider: fluency, monolingual adequacy and source-based
-adequacy (METHODS.md §1-§3). The HIT structure is in services.hit_builder."""
+adequacy (docs/methods.md §1-§3). The HIT structure is in services.hit_builder."""
 from __future__ import annotations
 
 import random

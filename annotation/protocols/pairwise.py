@@ -1,5 +1,5 @@
 """Pairwise ranking of two systems on whole documents and on sentences: A better, tie, B
-better (METHODS.md §7; 003 §2.2). Adequacy shows the source; fluency does not."""
+better (docs/methods.md §7; Läubli et al. 2018 §2.2). Adequacy shows the source; fluency does not."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ from .base import JudgmentError, Protocol, language_name, require_item_id
 from .options import Option
 
 CHOICES = ("A", "B", "tie")
-#: 003 §2.2: 5 spam documents per 55 and 16 spam sentences per 120.
+#: Läubli et al. 2018 §2.2: 5 spam documents per 55 and 16 spam sentences per 120.
 DEFAULT_SPAM_RATES = {"document": 5 / 55, "sentence": 16 / 120}
 DEFAULT_DOCS_PER_HIT = 10
 DEFAULT_MAX_SPAM_MISS_RATE = 0.2
@@ -24,9 +24,11 @@ PAIRWISE_OPTIONS = (
     Option("docs_per_hit", "int", DEFAULT_DOCS_PER_HIT, "Documents per HIT.", minimum=1, maximum=1000,
            target="options"),
     Option("spam_rate_document", "float", DEFAULT_SPAM_RATES["document"], "Spam documents per document item "
-           "(003: 5 of 55).", minimum=0.0, maximum=1.0, target="options", key=("spam_rates", "document")),
+           "(Läubli et al. 2018: 5 of 55).", minimum=0.0, maximum=1.0, target="options",
+           key=("spam_rates", "document")),
     Option("spam_rate_sentence", "float", DEFAULT_SPAM_RATES["sentence"], "Spam sentences per sentence item "
-           "(003: 16 of 120).", minimum=0.0, maximum=1.0, target="options", key=("spam_rates", "sentence")),
+           "(Läubli et al. 2018: 16 of 120).", minimum=0.0, maximum=1.0, target="options",
+           key=("spam_rates", "sentence")),
     Option("max_spam_miss_rate", "float", DEFAULT_MAX_SPAM_MISS_RATE, "Judges who miss a larger share of their "
            "spam items are excluded from the results.", minimum=0.0, maximum=1.0, target="options"),
 )

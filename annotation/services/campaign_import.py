@@ -1,4 +1,4 @@
-"""Import of campaign files (CONTRACT.md, "Campaign input"): JSON Lines, one source segment a line.
+"""Import of campaign files (docs/api.md, "Campaign input"): JSON Lines, one source segment a line.
 
 The whole file is validated before anything is written, and the HITs are planned before
 anything is written too; then everything is stored in one transaction with bulk inserts.

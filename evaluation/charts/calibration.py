@@ -1,4 +1,4 @@
-"""Calibration (000 Table 3): each system's mean on the old and the new test set, joined by an arrow."""
+"""Calibration (Graham et al. 2014 Table 3): each system's mean on the old and the new test set, joined by an arrow."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -44,7 +44,7 @@ P_BINS = tuple(
 ) + ((math.inf, "#F7FBFF", MUTED, "not significant"),)
 
 
-# System rankings with intervals (001 Table 5) ---------------------------------------------------
+# System rankings with intervals (Graham et al. 2013 Table 5) ---------------------------------------------------
 
 def ranking_chart(rows: Sequence[dict], *, title: str,
                   panels: Sequence[tuple[str, str]] = (("z", "z score"), ("raw", "raw score (0–100)")),
@@ -169,7 +169,7 @@ def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str,
     return _svg(width, height, title, _join(parts))
 
 
-# Pairwise preference bars (003 Fig. 1) ----------------------------------------------------------
+# Pairwise preference bars (Läubli et al. 2018 Fig. 1) ----------------------------------------------------------
 
 def preference_bars(rows: Sequence[dict], *, first: str, second: str, title: str, width: int = 760) -> SafeString:
     """One 100 % bar per condition {label, a, t, b, x, n, p}: first system preferred | tie | second

@@ -31,7 +31,7 @@ from .svg import (
     truncate,
 )
 
-# Worker reliability scatter (001 Fig. 4) --------------------------------------------------------
+# Worker reliability scatter (Graham et al. 2013 Fig. 4) --------------------------------------------------------
 
 #: The log axis of p-values stops here; smaller p-values are drawn on the floor (their titles keep the value).
 LOG_FLOOR_EXPONENT = -6
@@ -111,7 +111,7 @@ def _decade_label(value: float) -> str:
     return "1" if exponent == 0 else f"{value:g}" if exponent >= -3 else f"1e{exponent}".replace("-", "−")
 
 
-# Spam-item miss rates per rater (003 §2.3) ----------------------------------------------------
+# Spam-item miss rates per rater (Läubli et al. 2018 §2.3) ----------------------------------------------------
 
 def rate_bars(rows: Sequence[dict], *, title: str, threshold: float, width: int = 720) -> SafeString:
     """One horizontal bar per rater {label, rate, seen, missed, excluded}: the share of spam items missed,

@@ -12,9 +12,9 @@ from django.db.models.functions import Cast, Coalesce
 from annotation.models import Annotator, Campaign, Judgment, System
 
 from ...models import CampaignResults, WorkerResult
-from ...services.da_pipeline import ITEM_CODES, DAAnalysis, DAJudgments, analyse
 from ...services.storing import finite as _number
 from ...services.storing import jsonable, replace_results
+from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, analyse
 from .models import SignificanceResult, SystemResult
 
 _COLUMNS = 9

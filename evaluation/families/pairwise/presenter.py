@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
+
 from ... import charts
 from ...models import CampaignResults, WorkerResult
 from ...presenters.formatting import fixed, percent
@@ -81,7 +83,7 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
     shown = conditions(pairwise_rows(campaign), header.agreement if header else {})
     for c in shown:
         c.update(_condition_display(c))
-    limit = float(summary.get("max_spam_miss_rate", 0.2))
+    limit = float(summary.get("max_spam_miss_rate", DEFAULT_MAX_SPAM_MISS_RATE))
     bars = [{"label": r["worker"], "rate": r["spam_miss_rate"], "seen": r["spam_seen"], "missed": r["spam_missed"],
              "excluded": not r["reliable"]} for r in workers]
     return {

@@ -9,6 +9,7 @@ import numpy as np
 from django.db.models import Max
 
 from annotation.models import Annotator, Campaign, Judgment
+from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
 
 from ... import stats
 from ...models import CampaignResults, WorkerResult
@@ -18,7 +19,6 @@ from .models import PairwiseResult
 
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
-DEFAULT_MAX_SPAM_MISS_RATE = 0.2
 
 
 def _condition_name(code: int) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""The Direct Assessment analysis of one campaign, from judgment arrays to results (METHODS.md §4-§6).
+"""The Direct Assessment analysis of one campaign, from judgment arrays to results (docs/methods.md §4-§6).
 
 Pure numpy glue around `evaluation.stats` (no Django): the task loads the arrays, calls
 `analyse`, and stores what it returns. Quality-control pairs are matched here: a bad
@@ -17,7 +17,6 @@ from evaluation import reliability_tests, stats
 SYSTEM, BAD_REF, REPEAT, REFERENCE = 0, 1, 2, 3
 ITEM_CODES = {"system": SYSTEM, "bad_ref": BAD_REF, "repeat": REPEAT, "reference": REFERENCE}
 HUMAN_REFERENCE = "human reference"
-APPRAISE_THRESHOLD = 0.01
 KAPPA_BINS = (5, 4, 2)
 
 
@@ -123,7 +122,7 @@ def _kappas(a_raw, b_raw, a_z, b_z, all_z) -> dict:
 
 
 def _agreement(data: DAJudgments, worker, z, rep, rep_orig) -> dict:
-    """Ask-again differences and kappas, same judge and distinct judges (METHODS.md §6, 001 §6)."""
+    """Ask-again differences and kappas, same judge and distinct judges (docs/methods.md §6, Graham et al. 2013 §6)."""
     all_z = z[np.isfinite(z)]
     same = stats.score_differences(data.score[rep_orig], data.score[rep])
     result = {"intra": {"pairs": same.n, "mean_abs_diff": same.mean, "sd_abs_diff": same.sd,
@@ -175,7 +174,7 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05,
     analysis.summary = {
         "workers": int(n_workers), "reliable_workers": int(reliable.sum()),
         "constant_workers": int(z.constant.sum()), "test": test,
-        "threshold": APPRAISE_THRESHOLD if test == "appraise" else threshold,
+        "threshold": reliability_tests.threshold_in_use(test, threshold),
         "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
         "assumption_a": {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in share.items()},
     }
