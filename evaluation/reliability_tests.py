@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from config.registry import Registry
 from evaluation import stats
 
 APPRAISE_THRESHOLD = 0.01
@@ -51,26 +52,10 @@ class ReliabilityTest:
     fixed_threshold: bool = False
 
 
-_TESTS: dict[str, ReliabilityTest] = {}
-
-
-def register(test: ReliabilityTest) -> ReliabilityTest:
-    if test.name in _TESTS:
-        raise ValueError(f"reliability test {test.name!r} registered twice")
-    _TESTS[test.name] = test
-    return test
-
-
-def unregister(name: str) -> None:
-    """Remove a test (for tests that register their own)."""
-    _TESTS.pop(name, None)
-
-
-def get_test(name: str) -> ReliabilityTest:
-    try:
-        return _TESTS[name]
-    except KeyError:
-        raise ValueError(f"unknown reliability test {name!r}; one of: {', '.join(_TESTS)}") from None
+_TESTS: Registry[ReliabilityTest] = Registry("reliability test", ValueError)
+register = _TESTS.register
+unregister = _TESTS.unregister  # for tests that register their own
+get_test = _TESTS.get_registered
 
 
 def choices() -> list[tuple[str, str]]:

@@ -4,27 +4,14 @@ what its screen shows, what a judgment holds and which statistics apply.
 Views, the importer and the exporter ask `get_protocol(campaign.protocol)`; nothing
 outside this package branches on protocol names.
 """
+from config.registry import Registry
+
 from .base import JudgmentError, Protocol, UnknownProtocol
 
-_REGISTRY: dict[str, Protocol] = {}
-
-
-def register(protocol: Protocol) -> Protocol:
-    if protocol.name in _REGISTRY:
-        raise ValueError(f"protocol {protocol.name!r} registered twice")
-    _REGISTRY[protocol.name] = protocol
-    return protocol
-
-
-def get_protocol(name: str) -> Protocol:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownProtocol(f"unknown protocol {name!r}; one of: {', '.join(_REGISTRY)}") from None
-
-
-def all_protocols() -> list[Protocol]:
-    return list(_REGISTRY.values())
+_REGISTRY: Registry[Protocol] = Registry("protocol", UnknownProtocol)
+register = _REGISTRY.register
+get_protocol = _REGISTRY.get_registered
+all_protocols = _REGISTRY.all
 
 
 def protocol_choices() -> list[tuple[str, str]]:

@@ -7,23 +7,15 @@ Views, tasks and the admin ask `family_of(campaign)`; nothing outside this packa
 on a family or protocol name.
 """
 from annotation.protocols import UnknownProtocol
+from config.registry import Registry
 
 from .base import BadQuery, Family, NoFamily, Table
 
-_REGISTRY: dict[str, Family] = {}
+_REGISTRY: Registry[Family] = Registry("result family")
+register = _REGISTRY.register
+unregister = _REGISTRY.unregister  # for tests that register their own
+all_families = _REGISTRY.all
 NO_FAMILY = NoFamily()
-
-
-def register(family: Family) -> Family:
-    if family.name in _REGISTRY:
-        raise ValueError(f"family {family.name!r} registered twice")
-    _REGISTRY[family.name] = family
-    return family
-
-
-def unregister(name: str) -> None:
-    """Remove a family (for tests that register their own)."""
-    _REGISTRY.pop(name, None)
 
 
 def get_family(name: str) -> Family:
@@ -37,10 +29,6 @@ def family_of(campaign) -> Family:
         return get_family(campaign.protocol_spec.family)
     except UnknownProtocol:
         return NO_FAMILY
-
-
-def all_families() -> list[Family]:
-    return list(_REGISTRY.values())
 
 
 def all_endpoints() -> set[str]:
