@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 DOCS = {"methods": "Methods", "api": "Interfaces"}
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_LIST_AFTER_TEXT = re.compile(r"(?m)^((?![ \t]*(?:[-*+]|\d+\.)[ \t])[^\s|#>][^\n]*)\n([ \t]*(?:[-*+]|\d+\.)[ \t])")
 _LINK = re.compile(r'href="(?:docs/)?(methods|api)\.md(#[\w-]*)?"')
 
 
@@ -29,6 +30,7 @@ def anchor(title: str, separator: str = "-") -> str:
 @lru_cache(maxsize=len(DOCS))
 def _html(name: str, modified: float) -> str:
     text = (Path(settings.BASE_DIR) / "docs" / f"{name}.md").read_text(encoding="utf-8")
+    text = _LIST_AFTER_TEXT.sub(r"\1\n\n\2", text)  # GitHub starts a list there; python-markdown needs a blank line
     html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"],
                              extension_configs={"toc": {"slugify": anchor}})
     return _LINK.sub(lambda m: f'href="/docs/{m.group(1)}/{m.group(2) or ""}"', html)
