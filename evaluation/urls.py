@@ -8,6 +8,8 @@ router.register("campaigns", CampaignViewSet, basename="campaign")
 
 urlpatterns = [
     path("", include(router.urls)),
+    path("campaigns/<slug:slug>/tables/<slug:name>/", CampaignViewSet.as_view({"get": "table"}),
+         name="campaign-table"),
     # After the router's routes: any other table of a campaign is its family's (significance, pairwise, …).
     path("campaigns/<slug:slug>/<slug:endpoint>/", CampaignViewSet.as_view({"get": "family_result"}),
          name="campaign-family-result"),

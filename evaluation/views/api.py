@@ -1,6 +1,6 @@
 """The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
 `systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
@@ -13,7 +13,7 @@ from annotation.models import Annotator, Campaign
 from annotation.services import assignment as assigning
 
 from ..families import BadQuery, all_endpoints, family_of
-from ..presenters.common import APPROVAL_COLUMNS
+from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..serializers import CampaignSerializer
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.csv_export import csv_response
@@ -96,7 +96,39 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         campaign = self.get_object()
         return self._answer(lambda: family_of(campaign).systems(campaign, request.query_params))
 
-    @extend_schema(parameters=[OpenApiParameter("endpoint", str, OpenApiParameter.PATH,
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def tables(self, request, slug=None):
+        """The campaign's downloadable tables: names and the formats each is offered in."""
+        campaign = self.get_object()
+        base = request.build_absolute_uri(f"/api/campaigns/{campaign.slug}/tables/")
+        return Response({"tables": [{"name": t.name, "csv": f"{base}{t.name}/?format=csv",
+                                     "latex": f"{base}{t.name}/?format=latex" if t.latex else None}
+                                    for t in tables_of(family_of(campaign)).values()]})
+
+    @extend_schema(operation_id="campaigns_table", parameters=[
+        OpenApiParameter("name", str, OpenApiParameter.PATH, description="A table named by `tables/`."),
+        OpenApiParameter("format", str, enum=["csv", "latex", "json"], default="csv")],
+                   responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/x-tex"): OpenApiTypes.STR,
+                              (200, "application/json"): OpenApiTypes.OBJECT})
+    def table(self, request, slug=None, name=None):
+        """One result table as CSV (the page's download), LaTeX (booktabs, where offered) or JSON rows."""
+        campaign = self.get_object()
+        spec = tables_of(family_of(campaign)).get(name)
+        if spec is None:
+            raise NotFound(f"this campaign has no table called {name!r}")
+        fmt = request.query_params.get("format", "csv")
+        if fmt == "latex" and spec.latex is not None:
+            return HttpResponse(spec.latex(campaign, request.query_params), content_type="application/x-tex")
+        if fmt not in ("csv", "json"):
+            return bad_request("format must be csv or json" + (", or latex" if spec.latex else ""))
+        columns, rows = spec.rows(campaign, request.query_params)
+        if fmt == "json":
+            return Response({"columns": columns, "rows": [{c: row.get(c) for c in columns} for row in rows]})
+        return csv_response(f"{campaign.slug}-{spec.name}.csv", columns, rows)
+
+    @extend_schema(operation_id="campaigns_family_result", parameters=[OpenApiParameter("endpoint", str,
+                                                                                        OpenApiParameter.PATH,
                                                 description="A table of the campaign's family: "
                                                             "significance, agreement, calibration, pairwise, …")],
                    responses=OpenApiTypes.OBJECT)

@@ -116,3 +116,18 @@ def test_the_toy_family_shows_in_the_admin(toy, django_user_model):
     assert "Toy campaign" in listing and "2 / 2" in listing
     page = client.get(f"/admin/evaluation/campaignstatistics/{toy.pk}/change/").content.decode()
     assert "sys-A" in page and "w-1" in page and "mean_raw" in page
+
+
+def test_tables_download_from_the_api_too(toy, api):
+    listing = api.get(f"/api/campaigns/{toy.slug}/tables/").json()["tables"]
+    names = [t["name"] for t in listing]
+    assert names[:2] == ["workers", "systems"] and {"progress", "cost", "approvals"} <= set(names)
+    systems = next(t for t in listing if t["name"] == "systems")
+    assert systems["latex"].endswith("/tables/systems/?format=latex")
+    latex = api.get(f"/api/campaigns/{toy.slug}/tables/systems/?format=latex")
+    assert latex["Content-Type"].startswith("application/x-tex") and r"\bottomrule" in latex.content.decode()
+    csv_body = api.get(f"/api/campaigns/{toy.slug}/tables/systems/").content
+    rows = api.get(f"/api/campaigns/{toy.slug}/tables/systems/?format=json").json()["rows"]
+    assert csv_body.decode().splitlines()[1].startswith(rows[0]["system"] + ",")
+    assert api.get(f"/api/campaigns/{toy.slug}/tables/workers/?format=latex").status_code == 400
+    assert api.get(f"/api/campaigns/{toy.slug}/tables/nothing/").status_code == 404

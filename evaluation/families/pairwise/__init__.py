@@ -38,7 +38,7 @@ class PairwiseFamily(Family):
 
     def tables(self):
         return [Table("workers", self.workers_table), Table("agreement", presenter.agreement_table),
-                Table("pairwise", presenter.pairwise_table)]
+                Table("pairwise", presenter.pairwise_table, latex=presenter.pairwise_latex)]
 
     def admin_inlines(self):
         from .admin import PairwiseInline

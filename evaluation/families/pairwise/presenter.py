@@ -8,6 +8,7 @@ from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
 from ... import charts
 from ...models import CampaignResults, WorkerResult
 from ...presenters.formatting import fixed, percent
+from ...services.latex import booktabs
 from .models import PairwiseResult
 from .serializers import PairwiseResultSerializer, RaterSerializer
 
@@ -102,6 +103,18 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
 def pairwise_table(campaign, params: Mapping[str, str]):
     rows = PairwiseResultSerializer(pairwise_rows(campaign), many=True).data
     return list(PairwiseResultSerializer.Meta.fields), rows
+
+
+def pairwise_latex(campaign, params: Mapping[str, str]) -> str:
+    """Per condition the preference counts and the two-sided sign test, as a booktabs table."""
+    header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
+    first, second = compared_systems(campaign, header.summary if header else {})
+    rows = [{**c, "stars_p": f"{charts.format_p(c['p'])}{charts.stars(c['p'])}"}
+            for c in conditions(pairwise_rows(campaign), {})]
+    columns = [("Condition", "label", "l"), (first, "a", "r"), ("Tie", "t", "r"), (second, "b", "r"),
+               ("n", "n", "r"), ("p (sign test)", "stars_p", "r")]
+    return booktabs(columns, rows, caption=f"{campaign.name}: preferences per condition, spam items and excluded "
+                                           "raters left out")
 
 
 AGREEMENT_COLUMNS = ["condition", "pairs", "p_agree", "p_expected", "kappa", "fleiss_kappa", "landis_koch",
