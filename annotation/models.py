@@ -15,6 +15,37 @@ from django.db.models import Q
 from .protocols import protocol_choices
 
 
+class Study(models.Model):
+    """Campaigns judged by the same crowd (one WMT year, say): a worker's reliability is tested over their
+    quality-control pairs in all of the study's campaigns, and that verdict holds in each (docs/methods.md §4)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=220, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "studies"
+
+    def __str__(self):
+        return self.name
+
+    @classmethod
+    def named(cls, name: str) -> "Study":
+        """The study called `name`, created on first use."""
+        from django.utils.text import slugify
+
+        study = cls.objects.filter(name=name).first()
+        if study is None:
+            base = slugify(name)[:200] or "study"
+            slug, n = base, 1
+            while cls.objects.filter(slug=slug).exists():
+                n += 1
+                slug = f"{base}-{n}"
+            study = cls.objects.create(name=name, slug=slug)
+        return study
+
+
 class Campaign(models.Model):
     """An evaluation campaign: its items, settings and HITs (docs/methods.md §1-§2, §10)."""
 
@@ -59,6 +90,8 @@ class Campaign(models.Model):
     )
     blocked_annotators = models.ManyToManyField("Annotator", blank=True, related_name="blocked_from")
     options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")
+    study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="campaigns",
+                              help_text="Workers' reliability is tested over all of the study's campaigns.")
     in_house_annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns",
         help_text="Logged-in users who may annotate; every logged-in user if empty.",

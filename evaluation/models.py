@@ -65,6 +65,7 @@ class ResultTable(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="result_tables")
     name = models.CharField(max_length=64, help_text="The table's name, as in its CSV download.")
     variant = models.CharField(max_length=64, blank=True, help_text="e.g. which workers or which score.")
+    columns = models.JSONField(default=list, help_text="Column names in order (JSON objects do not keep it).")
     rows = models.JSONField(default=list)
 
     class Meta:

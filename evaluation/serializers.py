@@ -72,6 +72,8 @@ class JudgmentImportSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     protocol = serializers.CharField(required=False)
     systems = serializers.CharField(required=False, help_text="pairwise-csv: the two systems compared, 'A,B'.")
+    study = serializers.CharField(required=False, max_length=200,
+                                  help_text="The study the campaign belongs to (created if new).")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

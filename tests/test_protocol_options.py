@@ -148,7 +148,9 @@ def test_parse_options_takes_strings_or_typed_values():
         "hit_timeout_minutes": 60, "payment_per_hit": Decimal("1.50"), "completion_code": "",
         "require_qualification": True, "required_native_language": "", "status": "active", "hit_size": 100,
         "qc_test": "wilcoxon", "qc_threshold": 0.01}
-    assert strings.options == {"reference_as_system": True}
+    # The preset (the family's default) fills the conventions not given.
+    assert strings.options == {"reference_as_system": True, "statistics_preset": "wmt21-da", "threshold_rule": "lt",
+                               "reliability_scope": "study", "cluster_rule": "wmt"}
     pairwise = get_protocol("pairwise-fluency").parse_options({"systems": " mt , human ", "spam_rate_sentence": "0.25",
                                                                 "publish": "false"})
     assert pairwise.options == {"systems": ["mt", "human"], "unit": "document", "docs_per_hit": 10,

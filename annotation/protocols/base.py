@@ -75,6 +75,9 @@ COMMON_OPTIONS = (
            "before their first HIT."),
     Option("required_native_language", "str", "", "Only workers who declare this native language (e.g. English) "
            "may work.", max_length=64),
+    Option("study", "str", None, "The study (a group of campaigns judged by the same crowd) this campaign belongs "
+           "to; created if new. Workers' reliability is then tested over all of the study's campaigns.",
+           max_length=200),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )

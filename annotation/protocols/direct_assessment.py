@@ -15,11 +15,23 @@ LIKERT_LEAD = "Read the text below and rate it by how much you agree that:"
 DA_OPTIONS = (
     Option("hit_size", "int", 100, "Items per HIT: a multiple of 20 between 20 and 200.", minimum=20, maximum=200,
            step=20),
-    Option("qc_test", "choice", "paired-t", "How careful workers are told from careless ones "
-           "(docs/methods.md#worker-reliability).", label="Reliability test", choices="qc_test"),
+    Option("statistics_preset", "choice", None, "A named set of statistical conventions (test, threshold, "
+           "cluster rule, scope); the options below override it (docs/methods.md#worker-reliability).",
+           label="Statistics preset", choices="statistics_preset", target="options",
+           default_text="the family's default, WMT21 DA"),
+    Option("qc_test", "choice", None, "How careful workers are told from careless ones "
+           "(docs/methods.md#worker-reliability).", label="Reliability test", choices="qc_test",
+           default_text="the preset's"),
     Option("qc_threshold", "float", None, "A worker is reliable when the test's p-value is below this "
            "(appraise keeps its fixed 0.01).", label="Reliability threshold", minimum=0.0001, maximum=0.5,
            default_text="the reliability test's own (0.05 for most)"),
+    Option("threshold_rule", "choice", None, "Whether a worker passes at p < threshold or p ≤ threshold.",
+           choices="threshold_rule", target="options", default_text="the preset's"),
+    Option("reliability_scope", "choice", None, "Test each worker on their pairs in the whole study, or in this "
+           "campaign only.", choices="reliability_scope", target="options", default_text="the preset's"),
+    Option("cluster_rule", "choice", None, "How systems are grouped into significance clusters "
+           "(docs/methods.md#significance-and-clusters).", choices="cluster_rule", target="options",
+           default_text="the preset's"),
     Option("reference_as_system", "bool", False, "Rank the human reference among the systems in the results.",
            target="options"),
 )

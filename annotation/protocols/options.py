@@ -202,7 +202,8 @@ def set_choices(key: str, provider: Callable[[], Iterable[tuple[str, str]]]) -> 
 
 
 def set_default(name: str, provider: Callable[[dict], object]) -> None:
-    """Compute the default of option `name` (declared with default None) from the other parsed values."""
+    """Compute the default of option `name` (declared with default None) from the other parsed values
+    (and `"_protocol"`, the protocol's name), in the order the options are declared."""
     _default_providers[name] = provider
 
 
@@ -238,7 +239,7 @@ def parse(protocol: str, fields: Sequence[Option], raw: Mapping[str, object], *,
     failed = {name for name, _ in errors}
     for option in fields:
         if values.get(option.name) is None and option.name in _default_providers and option.name not in failed:
-            values[option.name] = _default_providers[option.name](values)
+            values[option.name] = _default_providers[option.name]({**values, "_protocol": protocol})
     if check is not None:  # cross-field checks see the values that parsed; a failed field is reported once
         errors += [(name, reason) for name, reason in check(values) if name not in failed]
     if errors:

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
+from ..models import Campaign, Document, Hit, HitItem, Segment, Study, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
 from ..protocols.options import ParsedOptions
 from .hit_builder import CampaignContent, HitPlanError, OutputRef, SegmentRef
@@ -144,6 +144,13 @@ def unique_slug(name: str) -> str:
     return slug
 
 
+def study_named(study: str | Study | None) -> Study | None:
+    """The study a campaign joins: a `Study`, or one named so (created on first use); None for none."""
+    if isinstance(study, str):
+        return Study.named(study.strip()) if study.strip() else None
+    return study
+
+
 @dataclass
 class ImportResult:
     campaign: Campaign
@@ -176,6 +183,7 @@ def import_campaign(
         options = {**parsed.options, **(options or {})}
         settings = {**fields, **settings}
     options = options or {}
+    study = settings.pop("study", None)
     errors: list[tuple[int, str]] = []
     if not name or not name.strip():
         errors.append((0, "the campaign needs a name"))
@@ -217,7 +225,7 @@ def import_campaign(
     with transaction.atomic():
         campaign = Campaign.objects.create(
             name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
-            hit_size=hit_size, options=options, **settings,
+            hit_size=hit_size, options=options, study=study_named(study), **settings,
         )
         docs = Document.objects.bulk_create(
             [Document(campaign=campaign, doc_id=doc_id, position=pos) for doc_id, pos in doc_order.items()],

@@ -31,7 +31,7 @@ from ..models import (
 )
 from ..protocols import UnknownProtocol, get_protocol
 from .bulk import insert
-from .campaign_import import CampaignFileError, unique_slug
+from .campaign_import import CampaignFileError, study_named, unique_slug
 from .text_lines import numbered_lines
 
 WMT_DA_HEADER = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
@@ -121,8 +121,9 @@ class JudgmentImportResult:
     judgments: int
 
 
-def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, **format_options) -> JudgmentImportResult:
-    """Validate a file of external judgments and store it as an analysis-only campaign."""
+def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study: str | None = None,
+                     **format_options) -> JudgmentImportResult:
+    """Validate a file of external judgments and store it as an analysis-only campaign (in `study`, if named)."""
     parser = JUDGMENT_FORMATS.get(fmt)
     if parser is None:
         raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
@@ -137,15 +138,18 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, **for
         get_protocol(parsed.protocol)
     except UnknownProtocol as exc:
         raise CampaignFileError([(0, str(exc))]) from None
+    if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
+        raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
-        return _store(parsed, name.strip())
+        return _store(parsed, name.strip(), study)
 
 
-def _store(parsed: ParsedJudgments, name: str) -> JudgmentImportResult:
+def _store(parsed: ParsedJudgments, name: str, study: str | None = None) -> JudgmentImportResult:
     now = timezone.now()
     rows = parsed.rows
     campaign = Campaign.objects.create(
         name=name, slug=unique_slug(name), protocol=parsed.protocol, analysis_only=True, options=parsed.options,
+        study=study_named(study),
         status=Campaign.Status.CLOSED, source_language=parsed.source_language,
         target_language=parsed.target_language or "en", hit_size=100,
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..models import CampaignResults, WorkerResult
 from ..serializers import WorkerResultSerializer
-from ..services.results_read import freshness, stored_rows
+from ..services.results_read import freshness, stored_rows, stored_table
 
 
 class BadQuery(ValueError):
@@ -97,11 +97,8 @@ class Family:
 
     @staticmethod
     def stored_table(name: str) -> Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]:
-        """A table stored in `ResultTable`, its columns those of its first row."""
-        def read(campaign, params):
-            rows = stored_rows(campaign, name)
-            return (list(rows[0]) if rows else []), rows
-        return read
+        """A table stored in `ResultTable` (`replace_results(..., tables=...)`), as a download."""
+        return lambda campaign, params: stored_table(campaign, name)
 
     def spam_miss_rates(self, campaign) -> dict[int, float]:
         """Per annotator id, the share of spam items missed, where the family has spam items."""

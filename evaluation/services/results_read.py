@@ -56,10 +56,17 @@ def header_of(campaign: Campaign) -> CampaignResults | None:
         return None
 
 
+def stored_table(campaign: Campaign, name: str, variant: str = "") -> tuple[list[str], list[dict]]:
+    """The columns and rows of a table stored in `ResultTable`, each row's keys in column order."""
+    table = ResultTable.objects.filter(campaign=campaign, name=name, variant=variant).only("columns", "rows").first()
+    if table is None:
+        return [], []
+    return table.columns, [{c: row.get(c) for c in table.columns} for row in table.rows]
+
+
 def stored_rows(campaign: Campaign, name: str, variant: str = "") -> list[dict]:
-    """The rows of a table stored in `ResultTable`; empty when there is none."""
-    table = ResultTable.objects.filter(campaign=campaign, name=name, variant=variant).only("rows").first()
-    return table.rows if table else []
+    """The rows of a table stored in `ResultTable`, keys in column order; empty when there is none."""
+    return stored_table(campaign, name, variant)[1]
 
 
 def z_lookup(campaign: Campaign) -> dict[int, tuple[float, float]]:

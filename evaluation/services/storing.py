@@ -46,7 +46,8 @@ def replace_results(campaign: Campaign, rows: dict[type[models.Model], list[mode
     """
     tables = tables or {}
     stored_tables = [ResultTable(campaign=campaign, name=key if isinstance(key, str) else key[0],
-                                 variant="" if isinstance(key, str) else key[1], rows=jsonable(value))
+                                 variant="" if isinstance(key, str) else key[1],
+                                 columns=list(dict.fromkeys(c for row in value for c in row)), rows=jsonable(value))
                      for key, value in tables.items()]
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("pk", flat=True).first()

@@ -1,4 +1,4 @@
-"""Mann-Whitney U (Wilcoxon rank-sum) without re-ranking for every pair (internal).
+"""Mann-Whitney U and Wilcoxon signed-rank tests, with R's and scipy's conventions (internal).
 
 ``scipy.stats.mannwhitneyu`` re-ranks the concatenation of both samples on
 every call.  For a 20-system significance matrix (380 ordered pairs of
@@ -6,22 +6,38 @@ every call.  For a 20-system significance matrix (380 ordered pairs of
 module sorts each sample once (:class:`RankSample`) and counts, with
 ``np.searchsorted``, how many values of the other sample lie below / tie
 with each distinct value.  That gives the same U statistic and the same tie
-term as ranking, and the p-value is computed with scipy's own formula:
+term as ranking.
 
-* ``method="auto"`` as in scipy 1.17: the exact null distribution when one
-  sample has at most 8 values and there are no ties in the pooled sample
-  (delegated to scipy itself), otherwise the normal approximation;
-* normal approximation with tie correction and continuity correction
-  (``use_continuity=True``), ``p = Phi(-(U - n1*n2/2 - 0.5) / s)``.
+Two conventions for choosing the null distribution (``method``):
 
-Results equal ``scipy.stats.mannwhitneyu(x, y, alternative=...)`` called
-with its defaults (checked by property tests).
+* ``"r"`` -- R's ``wilcox.test`` defaults (docs/methods.md §4.2, §5.3).
+  Rank sum (unpaired): the exact null distribution when **both** samples
+  have fewer than 50 values and nothing ties in the pooled sample,
+  otherwise the normal approximation with tie correction and continuity
+  correction (0.5 towards the mean).  Signed rank (paired): zeros dropped
+  first; exact when fewer than 50 non-zero differences remain and there
+  are neither ties nor zeros, otherwise the normal approximation with tie
+  and continuity correction.
+* ``"scipy"`` -- scipy 1.17's defaults, ``method="auto"``.  Rank sum:
+  exact when one sample has at most 8 values and nothing ties, otherwise
+  the same normal approximation.  Signed rank (``wilcoxon(...,
+  zero_method="wilcox", correction=False)``): exact when n <= 50 (n
+  counting zeros) without ties or zeros, an exhaustive sign-flip
+  distribution when there are ties or zeros and n <= 13, otherwise the
+  normal approximation **without** continuity correction.
 
-:func:`wilcoxon_less` does the same for the one-sided Wilcoxon signed-rank
-test: scipy 1.17 runs a 2^n sign-flip ``permutation_test`` for small samples
-with ties or zeros (~0.3 s per call, minutes for a campaign), whereas the
-same null distribution is an exact convolution over the (doubled, hence
-integer) ranks that takes microseconds.
+Exact null distributions are computed once per sample size and kept in a
+module-level cache: the rank-sum distribution of U for (n1, n2) as the
+coefficients of the Gaussian binomial [n1+n2 choose n1]_q in exact integer
+arithmetic (each tail probability is then one correctly rounded division),
+the signed-rank distribution of R+ for n by an integer convolution.  A
+p-value is then a table look-up, so a significance matrix costs no more on
+the exact path than on the normal one.
+
+scipy runs a 2^n sign-flip ``permutation_test`` for the scipy convention's
+small samples with ties or zeros (~0.3 s per call, minutes for a campaign);
+the same null distribution is an exact convolution over the (doubled, hence
+integer) ranks that takes microseconds (:func:`_signed_rank_cdf`).
 """
 
 from __future__ import annotations
@@ -31,7 +47,27 @@ import math
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["RankSample", "mwu", "wilcoxon_less"]
+__all__ = ["RankSample", "mwu", "wilcoxon_less", "METHODS", "EXACT_BELOW"]
+
+#: Conventions for choosing the null distribution (see the module docstring).
+METHODS = ("r", "scipy")
+
+#: R's ``wilcox.test``: exact only when every sample has fewer values than this.
+EXACT_BELOW = 50
+
+#: scipy's ``mannwhitneyu(method="auto")``: exact when a sample has at most this many values.
+SCIPY_EXACT_MAX = 8
+
+# caches of exact null distributions: (n1, n2) -> P(U <= k), n -> P(R+ <= k)
+_U_CDF: dict[tuple[int, int], np.ndarray] = {}
+_SIGNED_RANK_CDF: dict[int, np.ndarray] = {}
+_CACHE_LIMIT = 4096
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    return method
 
 
 class RankSample:
@@ -58,15 +94,72 @@ def _tie_term(counts: np.ndarray) -> float:
     return float(np.sum(counts**3 - counts))
 
 
-def mwu(x: RankSample, y: RankSample) -> tuple[float, float, float]:
-    """Mann-Whitney U of ``x`` against ``y`` in both one-sided directions.
+def _u_cdf(n1: int, n2: int) -> np.ndarray:
+    """``cdf[k] = P(U <= k)``, k = 0..n1*n2, U the Mann-Whitney statistic under H0 without ties.
+
+    The number of rank splits giving U = k is the coefficient of q^k in the
+    Gaussian binomial ``prod_{i=1..n1} (1 - q^(n2+i)) / (1 - q^i)``;
+    multiplied out factor by factor in exact integers (the partial products
+    are themselves Gaussian binomials, hence polynomials, so every division
+    is exact), summed, and divided by C(n1+n2, n1) with correct rounding.
+    Cached per (min, max) of the sizes (the distribution is symmetric in
+    them).
+    """
+    key = (min(n1, n2), max(n1, n2))
+    cdf = _U_CDF.get(key)
+    if cdf is not None:
+        return cdf
+    a_n, b_n = key
+    size = a_n * b_n + 1
+    coef = np.zeros(size, dtype=object)
+    coef[:] = 0
+    coef[0] = 1
+    for i in range(1, a_n + 1):
+        m = b_n + i
+        if m < size:  # times (1 - q^m)
+            nxt = coef.copy()
+            nxt[m:] = coef[m:] - coef[: size - m]
+            coef = nxt
+        # divided by (1 - q^i): a running sum with stride i
+        pad = np.zeros((-size) % i, dtype=object)
+        pad[:] = 0
+        coef = np.cumsum(np.concatenate([coef, pad]).reshape(-1, i), axis=0).reshape(-1)[:size]
+    cum = np.cumsum(coef)
+    cdf = (cum / cum[-1]).astype(np.float64)  # Python int / int: correctly rounded
+    cdf.flags.writeable = False
+    if len(_U_CDF) >= _CACHE_LIMIT:
+        _U_CDF.clear()
+    _U_CDF[key] = cdf
+    return cdf
+
+
+def _exact_mwu(u1: float, n1: int, n2: int) -> tuple[float, float]:
+    """Exact one-sided p-values (greater, less) for an integer U1 without ties."""
+    cdf = _u_cdf(n1, n2)
+    k = int(round(u1))
+    # P(U1 >= k) = P(U1 <= n1*n2 - k) by symmetry: both tails are sums of small terms
+    return float(cdf[n1 * n2 - k]), float(cdf[k])
+
+
+def mwu(x: RankSample, y: RankSample, method: str = "scipy") -> tuple[float, float, float]:
+    """Mann-Whitney U of ``x`` against ``y`` in both one-sided directions (docs/methods.md §5.3).
 
     Returns ``(U1, p_greater, p_less)`` where ``U1`` is the U statistic of
-    ``x`` (``scipy.stats.mannwhitneyu(x, y).statistic``), ``p_greater`` is
-    the one-sided p-value that ``x`` tends to be larger than ``y``
-    (``alternative="greater"``) and ``p_less`` that it tends to be smaller
-    (``alternative="less"``).  NaN when either sample is empty.
+    ``x`` (``scipy.stats.mannwhitneyu(x, y).statistic``; R's ``W``),
+    ``p_greater`` is the one-sided p-value that ``x`` tends to be larger
+    than ``y`` (``alternative="greater"``) and ``p_less`` that it tends to
+    be smaller (``alternative="less"``).  NaN when either sample is empty.
+
+    ``method="r"``: R's ``wilcox.test(x, y, alternative=...)`` -- exact null
+    distribution when n1 < 50 and n2 < 50 and no value ties in the pooled
+    sample (= ``scipy.stats.mannwhitneyu(..., method="exact")``), otherwise
+    the normal approximation with tie-corrected variance and continuity
+    correction 0.5 (= ``method="asymptotic", use_continuity=True``).
+    ``method="scipy"`` (the default, for callers written against scipy):
+    scipy's ``method="auto"`` -- exact when n1 <= 8 or n2 <= 8 and nothing
+    ties, otherwise the same normal approximation.
     """
+    _check_method(method)
     n1, n2 = x.n, y.n
     if n1 == 0 or n2 == 0:
         return math.nan, math.nan, math.nan
@@ -81,13 +174,16 @@ def mwu(x: RankSample, y: RankSample) -> tuple[float, float, float]:
     tie_term = _tie_term(pooled) + _tie_term(y.counts) - _tie_term(eq)
     ties = x.has_ties or y.has_ties or bool(np.any(eq > 0))
 
-    if (n1 <= 8 or n2 <= 8) and not ties:
-        # scipy's "auto" picks the exact null distribution here; use scipy.
-        p_greater = float(stats.mannwhitneyu(x.raw, y.raw, alternative="greater").pvalue)
-        p_less = float(stats.mannwhitneyu(x.raw, y.raw, alternative="less").pvalue)
+    if method == "r":
+        exact = n1 < EXACT_BELOW and n2 < EXACT_BELOW and not ties
+    else:
+        exact = (n1 <= SCIPY_EXACT_MAX or n2 <= SCIPY_EXACT_MAX) and not ties
+    if exact:
+        p_greater, p_less = _exact_mwu(u1, n1, n2)
         return u1, p_greater, p_less
 
-    # Same expression as scipy.stats._mannwhitneyu._get_mwu_z.
+    # Same expression as scipy.stats._mannwhitneyu._get_mwu_z and R's wilcox.test:
+    # z = (U - n1 n2 / 2 - 0.5) / sigma, sigma tie-corrected.
     mu = n1 * n2 / 2
     n = n1 + n2
     s = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
@@ -118,23 +214,56 @@ def _signed_rank_cdf(ranks: np.ndarray, observed: float) -> float:
     return float(counts[: obs2 + 1].sum() / counts.sum())
 
 
-def wilcoxon_less(d: np.ndarray) -> tuple[float, float]:
-    """One-sided Wilcoxon signed-rank test that ``d`` tends to be negative.
+def _signed_rank_exact_cdf(n: int) -> np.ndarray:
+    """``cdf[k] = P(R+ <= k)`` for ranks 1..n without ties (R's ``psignrank``), cached per n.
 
-    Equals ``scipy.stats.wilcoxon(d, zero_method="wilcox", correction=False,
-    alternative="less", method="auto")`` (scipy 1.17): zeros are dropped,
-    ``|d|`` of the rest get average ranks, R+ is the rank sum of positive
-    differences.  Null distribution as scipy's "auto" chooses it, with n the
-    sample size *including* zeros:
+    Counts are integers below 2^n <= 2^49, exact in float64; the division by
+    2^n is exact too.
+    """
+    cdf = _SIGNED_RANK_CDF.get(n)
+    if cdf is not None:
+        return cdf
+    top_total = n * (n + 1) // 2
+    counts = np.zeros(top_total + 1)
+    counts[0] = 1.0
+    top = 0
+    for r in range(1, n + 1):
+        counts[r : top + r + 1] += counts[: top + 1].copy()
+        top += r
+    cdf = np.cumsum(counts) / 2.0**n
+    cdf.flags.writeable = False
+    _SIGNED_RANK_CDF[n] = cdf
+    return cdf
 
-    * n <= 50 without ties or zeros: exact;
-    * ties or zeros and n <= 13: exact sign-flip distribution (what scipy's
-      exhaustive permutation test enumerates);
-    * otherwise the normal approximation with tie correction, no continuity
-      correction.
+
+def wilcoxon_less(d: np.ndarray, method: str = "r") -> tuple[float, float]:
+    """One-sided Wilcoxon signed-rank test that ``d`` tends to be negative (docs/methods.md §4.2).
+
+    Zeros are dropped (``zero_method="wilcox"``; Wilcoxon's rule and R's),
+    ``|d|`` of the rest get average ranks, R+ (R's ``V``) is the rank sum of
+    the positive differences, ``p = P(R+ <= observed)``.
+
+    ``method="r"`` (default): R's ``wilcox.test(bad, original, paired=TRUE,
+    alternative="less")``.  With m non-zero differences: exact (``psignrank``)
+    when m < 50 and there are neither ties nor zeros
+    (= ``scipy.stats.wilcoxon(d, zero_method="wilcox",
+    alternative="less", method="exact")``); otherwise the normal
+    approximation with tie correction and continuity correction,
+    ``z = (R+ - m(m+1)/4 + 0.5) / sqrt(m(m+1)(2m+1)/24 - sum(t^3 - t)/48)``,
+    ``p = Phi(z)`` (= ``scipy.stats.wilcoxon(d, zero_method="wilcox",
+    correction=True, alternative="less", method="asymptotic")``).
+
+    ``method="scipy"``: scipy 1.17's ``wilcoxon(d, zero_method="wilcox",
+    correction=False, alternative="less", method="auto")``, with n the sample
+    size *including* zeros: exact when n <= 50 without ties or zeros; the
+    exact sign-flip distribution of the mid-ranks (what scipy's exhaustive
+    permutation test enumerates) when there are ties or zeros and n <= 13;
+    otherwise the normal approximation with tie correction and no
+    continuity correction.
 
     Returns ``(R+, p)``; NaN when no difference is non-zero.
     """
+    _check_method(method)
     d = np.asarray(d, dtype=np.float64)
     n = d.size
     nz = d[d != 0]
@@ -145,12 +274,18 @@ def wilcoxon_less(d: np.ndarray) -> tuple[float, float]:
     r_plus = float(np.sum(ranks[nz > 0]))
     has_ties = np.unique(ranks).size < m
     has_zeros = m < n
-    if n <= 50 and (n <= 13 or not (has_ties or has_zeros)):
-        return r_plus, _signed_rank_cdf(ranks, r_plus)
+    if method == "r":
+        if m < EXACT_BELOW and not (has_ties or has_zeros):
+            return r_plus, float(_signed_rank_exact_cdf(m)[int(round(r_plus))])
+        correction = 0.5
+    else:
+        if n <= 50 and (n <= 13 or not (has_ties or has_zeros)):
+            return r_plus, _signed_rank_cdf(ranks, r_plus)
+        correction = 0.0
     _, t = np.unique(np.abs(nz), return_counts=True)
     t = t.astype(np.float64)
     mn = m * (m + 1.0) * 0.25
     se = m * (m + 1.0) * (2.0 * m + 1.0)
     se = math.sqrt((se - np.sum(t**3 - t) / 2) / 24)
-    z = (r_plus - mn) / se
+    z = (r_plus - mn + correction) / se
     return r_plus, float(special.ndtr(z))

@@ -42,7 +42,7 @@ class ImportActions:
         form = JudgmentImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
-        options = {}
+        options = {"study": data["study"]} if data.get("study") else {}
         if data.get("protocol"):
             options["protocol"] = data["protocol"]
         if data.get("systems"):

@@ -1,4 +1,4 @@
-"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B]` (docs/api.md)."""
+"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--study STUDY]` (docs/api.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -16,9 +16,11 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", help="The protocol the judgments were made with (wmt-da: adequacy).")
         parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
+        parser.add_argument("--study", help="The study the campaign belongs to (created if new): workers' "
+                                            "reliability is tested over all of its campaigns.")
 
     def handle(self, *args, **opts):
-        options = {}
+        options = {"study": opts["study"]} if opts["study"] else {}
         if opts["protocol"]:
             options["protocol"] = opts["protocol"]
         if opts["systems"]:

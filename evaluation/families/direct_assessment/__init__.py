@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ...services.results_read import freshness
 from .. import register
 from ..base import BadQuery, Family, Table
-from . import presenter
+from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
 from .calibration import CalibrationError, calibration, compare_context, ranked_systems, top_system
 from .models import SignificanceResult, SystemResult
 from .serializers import SystemResultSerializer
