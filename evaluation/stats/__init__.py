@@ -17,20 +17,29 @@ Conventions
   worker with p = NaN is never reliable.  Integer outputs use -1 for "not
   ranked".
 * Standard deviations are sample sds (ddof=1, R's ``sd()``) throughout.
+* Rank tests follow **R's** ``wilcox.test`` by default (``method="r"``):
+  rank sum exact when both samples have < 50 values and nothing ties,
+  signed rank exact when < 50 non-zero differences remain without ties or
+  zeros; otherwise the normal approximation with tie correction and
+  continuity correction.  ``method="scipy"`` keeps scipy's ``"auto"``
+  choice (Appraise's test and test-set calibration always use it).
+* Per-translation means are rounded to 12 significant digits, so that
+  means equal up to summation order are bit-identical and tie.
 
 API
 ---
 reliability (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
     ``reliability(worker, bad, original, n_workers, test="paired-t"|"wilcoxon",
-    min_pairs=2, threshold=0.05) -> ReliabilityResult(p, statistic, n_pairs,
-    mean_diff, reliable, ...)`` -- one-sided paired test bad < original.
+    min_pairs=2, threshold=0.05, method="r"|"scipy") -> ReliabilityResult(p,
+    statistic, n_pairs, mean_diff, reliable, ...)`` -- one-sided paired test
+    bad < original.
     ``reliability_welch(repeat_worker, first, repeat, bad_worker, bad,
-    original, n_workers, test="welch"|"mann-whitney", ...) ->
-    WelchReliabilityResult`` -- one-sided unpaired |first-repeat| <
+    original, n_workers, test="welch"|"mann-whitney", ..., method="r"|"scipy")
+    -> WelchReliabilityResult`` -- one-sided unpaired |first-repeat| <
     original-bad.
     ``reliability_appraise(worker, pair, is_bad, score, n_workers,
     n_pairs_total, threshold=0.01) -> ReliabilityResult`` -- Appraise's
-    unpaired Mann-Whitney, p <= 0.01.
+    unpaired Mann-Whitney (scipy's rule), p <= 0.01.
     ``assumption_a(worker, first, repeat, n_workers, alpha=0.05) ->
     AssumptionAResult(p, t, n_pairs, mean_diff, determined, holds)``;
     ``assumption_a_share(result, reliable) -> dict``.
@@ -40,12 +49,18 @@ zscores (§5)
 systems (§5)
     ``system_scores(system, segment, raw, z, n_systems, confidence=0.95) ->
     SystemScores`` (per system: n_segments, n_judgments, mean_raw, mean_z,
-    t-intervals; per translation: system, segment, n, raw, z).
-    ``significance(translation_system, translation_z, n_systems) ->
-    Significance(p, stars, n)`` -- p[i, j] one-sided rank-sum "i better
-    than j".  ``stars(p) -> str array``.
-    ``clusters(mean_z, p_matrix, alpha=0.05) -> Clusters(order, rank,
-    cluster)``.
+    t-intervals; per translation: system, segment, n, raw, z -- the
+    translation means rounded to 12 significant digits).
+    ``significance(translation_system, translation_z, n_systems,
+    method="r"|"scipy") -> Significance(p, stars, n, method)`` -- p[i, j]
+    one-sided rank-sum "i better than j".  ``stars(p) -> str array``.
+    ``wins(mean, p, alpha=0.05) -> bool array`` -- p[i, j] < alpha and i
+    ranked above j.
+    ``clusters(mean_z, p_matrix, alpha=0.05, rule="wmt"|"above") ->
+    Clusters(order, rank, cluster, alpha, rank_low, rank_high, rule)``.
+rounding (§5.2)
+    ``round_significant(x, digits=12) -> array`` -- equal numbers compare
+    equal (NaN-, inf- and zero-safe).
 agreement (§6; Graham et al. 2013 §6)
     ``score_differences(a, b) -> DiffStats(n, mean, sd)``;
     ``cohen_kappa(a, b, n_categories=None) -> Kappa``;
@@ -79,7 +94,7 @@ pairwise (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2
 Typical pipeline: ``standardise`` all judgments of a campaign -> ``reliability``
 on bad-reference pairs -> keep reliable workers' system-output judgments ->
 ``system_scores`` -> ``significance`` on the translation arrays ->
-``clusters(scores.mean_z, sig.p)``.
+``wins(scores.mean_z, sig.p)`` and ``clusters(scores.mean_z, sig.p)``.
 """
 
 from .agreement import (
@@ -121,7 +136,9 @@ from .reliability import (
     reliability_appraise,
     reliability_welch,
 )
+from .rounding import round_significant
 from .systems import (
+    CLUSTER_RULES,
     Clusters,
     Significance,
     SystemScores,
@@ -129,6 +146,7 @@ from .systems import (
     significance,
     stars,
     system_scores,
+    wins,
 )
 from .zscores import ZScores, standardise, worker_means
 
@@ -136,6 +154,7 @@ __all__ = [
     "CHOICE_A",
     "CHOICE_B",
     "CHOICE_TIE",
+    "CLUSTER_RULES",
     "DEFAULT_MIN_PAIRS",
     "AssumptionAResult",
     "Calibration",
@@ -169,6 +188,7 @@ __all__ = [
     "reliability",
     "reliability_appraise",
     "reliability_welch",
+    "round_significant",
     "score_differences",
     "sign_test",
     "significance",
@@ -176,5 +196,6 @@ __all__ = [
     "stars",
     "standardise",
     "system_scores",
+    "wins",
     "worker_means",
 ]

@@ -29,6 +29,7 @@ import numpy as np
 from scipy import stats
 
 from . import _grouping as g
+from ._ranktests import METHODS as RANK_METHODS
 from ._ranktests import RankSample, mwu, wilcoxon_less
 
 __all__ = [
@@ -147,6 +148,12 @@ def _paired_t(worker, d, n_workers, min_pairs):
     return n, mean, t, df, computable, all_zero
 
 
+def _check_method(method: str) -> str:
+    if method not in RANK_METHODS:
+        raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
+    return method
+
+
 def _check_threshold(threshold: float) -> float:
     threshold = float(threshold)
     if not 0.0 < threshold <= 1.0:
@@ -162,6 +169,7 @@ def reliability(
     test: str = "paired-t",
     min_pairs: int = DEFAULT_MIN_PAIRS,
     threshold: float = 0.05,
+    method: str = "r",
 ) -> ReliabilityResult:
     """Per-worker reliability p-value from bad-reference pairs (docs/methods.md §4, Graham et al. 2014 §3).
 
@@ -176,18 +184,24 @@ def reliability(
       for all workers at once: mean and sample sd (ddof=1) of the
       differences via bincount, ``p = t.cdf(t, n - 1)``.
     * ``test="wilcoxon"``: one-sided Wilcoxon signed-rank test on the same
-      pairs, ``scipy.stats.wilcoxon(bad, original, alternative="less",
-      zero_method="wilcox", correction=False, method="auto")`` -- a loop
-      over workers with a re-implementation that returns scipy's numbers
-      (scipy's own small-sample path runs a 0.3 s permutation test per
-      worker; see ``_ranktests.wilcoxon_less``; tests compare the two).
-      ``zero_method="wilcox"`` drops zero differences
-      (Wilcoxon's original rule and R's ``wilcox.test``): a pair scored the
-      same carries no evidence about direction.  ``method="auto"`` is
-      scipy 1.17's: the exact null distribution when there are no ties or
-      zeros, an exhaustive (hence deterministic) sign-flip permutation test
-      when there are and n <= 13, the normal approximation otherwise --
-      integer slider scores tie often, and a single HIT gives 10 pairs.
+      pairs, H1: the differences ``d = bad - original`` tend to be
+      negative; the statistic is R+ (R's ``V``), the rank sum of the
+      positive differences.  A loop over workers (``_ranktests.wilcoxon_less``).
+      Zero differences are dropped first (Wilcoxon's rule, R's and
+      ``zero_method="wilcox"``): a pair scored the same carries no evidence
+      about direction.  ``method="r"`` (default): R's
+      ``wilcox.test(bad, original, paired=TRUE, alternative="less")`` --
+      with m non-zero differences, the exact null distribution when
+      m < 50 and there are neither ties nor zeros, otherwise the normal
+      approximation with tie correction and continuity correction 0.5
+      (integer slider scores tie often, so the approximation is common even
+      for one HIT's 10 pairs); = ``scipy.stats.wilcoxon(d,
+      zero_method="wilcox", correction=True, alternative="less",
+      method="exact" | "asymptotic")`` respectively.  ``method="scipy"``:
+      scipy 1.17's ``wilcoxon(..., zero_method="wilcox", correction=False,
+      method="auto")`` (exact sign-flip distribution with ties or zeros up
+      to n = 13, no continuity correction), the behaviour before R's rule.
+      ``method`` is ignored by the t-test.
 
     Too few data -> ``p = NaN`` (not reliable): fewer than ``min_pairs``
     pairs; for the t-test also all differences exactly equal (sd = 0, t
@@ -208,6 +222,7 @@ def reliability(
     :class:`ReliabilityResult` with arrays of length ``n_workers``.
     """
     threshold = _check_threshold(threshold)
+    method = _check_method(method)
     worker = g.as_codes(worker, n_workers, "worker")
     bad = g.as_scores(bad, "bad")
     original = g.as_scores(original, "original")
@@ -230,7 +245,7 @@ def reliability(
         if todo.size:
             per_worker = g.group_split(worker, d, n_workers)
             for w in todo:
-                statistic[w], p[w] = wilcoxon_less(per_worker[w])
+                statistic[w], p[w] = wilcoxon_less(per_worker[w], method=method)
     else:
         raise ValueError(f"test must be 'paired-t' or 'wilcoxon', got {test!r}")
 
@@ -256,6 +271,7 @@ def reliability_welch(
     test: str = "welch",
     min_pairs: int = DEFAULT_MIN_PAIRS,
     threshold: float = 0.05,
+    method: str = "r",
 ) -> WelchReliabilityResult:
     """Ask-again vs bad-reference reliability per worker (docs/methods.md §4; Graham et al. 2013 §5, Fig. 3).
 
@@ -271,10 +287,16 @@ def reliability_welch(
       ``scipy.stats.ttest_ind(d1, d2, equal_var=False, alternative="less")``;
       vectorised (bincount means and sample variances, Welch-Satterthwaite
       df, ``p = t.cdf(t, df)``).
-    * ``test="mann-whitney"``: ``scipy.stats.mannwhitneyu(d1, d2,
-      alternative="less")`` with scipy's defaults (continuity correction;
-      exact null when a sample has <= 8 values and nothing ties, else the
-      tie-corrected normal approximation); per-worker loop.
+    * ``test="mann-whitney"``: one-sided rank-sum test of d1 against d2,
+      H1: d1 tends to be smaller; per-worker loop.  ``method="r"``
+      (default): R's ``wilcox.test(d1, d2, alternative="less")`` -- exact
+      null distribution when both samples have fewer than 50 values and
+      nothing ties in the pooled sample, otherwise the normal approximation
+      with tie correction and continuity correction 0.5 (=
+      ``scipy.stats.mannwhitneyu(d1, d2, alternative="less",
+      method="exact" | "asymptotic")``).  ``method="scipy"``: scipy's
+      ``method="auto"`` (exact only when a sample has <= 8 values), the
+      behaviour before R's rule.  ``method`` is ignored by Welch's test.
 
     Too few data -> ``p = NaN``: fewer than ``min_pairs`` pairs of either
     kind (default 2: a sample variance needs two values); for Welch also when
@@ -283,6 +305,7 @@ def reliability_welch(
     ``reliable = p < threshold`` (strict).
     """
     threshold = _check_threshold(threshold)
+    method = _check_method(method)
     repeat_worker = g.as_codes(repeat_worker, n_workers, "repeat_worker")
     first = g.as_scores(first, "first")
     repeat = g.as_scores(repeat, "repeat")
@@ -324,7 +347,7 @@ def reliability_welch(
             s_d1 = g.group_split(repeat_worker, d1, n_workers)
             s_d2 = g.group_split(bad_worker, d2, n_workers)
             for w in todo:
-                u1, _, p_less = mwu(RankSample(s_d1[w]), RankSample(s_d2[w]))
+                u1, _, p_less = mwu(RankSample(s_d1[w]), RankSample(s_d2[w]), method=method)
                 statistic[w] = u1
                 p[w] = p_less
     else:
@@ -368,6 +391,9 @@ def reliability_appraise(
     ``scipy.stats.mannwhitneyu(bad_means, tgt_means, alternative="less")``:
     an **unpaired, one-sided** rank-sum test with scipy's defaults (keys are
     matched only to choose which items enter, the pairing is then dropped).
+    Because Appraise runs scipy, this test keeps scipy's ``method="auto"``
+    (exact null only when a sample has <= 8 values and nothing ties), not
+    R's rule.
     A user passes when ``p <= 0.010`` (``MAX_WILCOXON_PVALUE``; Appraise also
     requires >= 10 minutes of annotation time, which is not a statistic and
     is left to the caller).
@@ -419,7 +445,8 @@ def reliability_appraise(
         bads = g.group_split(m_worker, bad_mean, n_workers)
         tgts = g.group_split(m_worker, tgt_mean, n_workers)
         for w in todo:
-            u1, _, p_less = mwu(RankSample(bads[w]), RankSample(tgts[w]))
+            # Appraise runs scipy: keep scipy's "auto" choice of null distribution
+            u1, _, p_less = mwu(RankSample(bads[w]), RankSample(tgts[w]), method="scipy")
             statistic[w] = u1
             p[w] = p_less
 

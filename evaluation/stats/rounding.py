@@ -56,8 +56,8 @@ def round_significant(x, digits: int = 12):
     is therefore a function of the decimal value ``m * 10**-e`` alone: two
     inputs that round to the same 12-digit decimal give the same double.
     Two inputs straddling a rounding boundary (``...5`` in the 13th digit)
-    can still round apart; for a last-bit difference that happens with
-    probability ~1e-4 per pair and is unavoidable for any fixed-precision
+    can still round apart; for inputs one bit apart that is rare (about 1 in
+    20,000 in a random sample) and unavoidable for any fixed-precision
     rounding.
 
     ``digits`` must be an integer in 1..15 (beyond 15 digits the mantissa is

@@ -1,4 +1,4 @@
-"""System scores, pairwise significance and clusters (docs/methods.md §5)."""
+"""System scores, pairwise significance, wins and clusters (docs/methods.md §5)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,26 @@ from scipy import stats
 
 from . import _grouping as g
 from ._ranktests import RankSample, mwu
+from .rounding import round_significant
 
 __all__ = [
     "SystemScores",
     "Significance",
     "Clusters",
+    "CLUSTER_RULES",
+    "TRANSLATION_DIGITS",
     "system_scores",
     "significance",
     "stars",
+    "wins",
     "clusters",
 ]
+
+#: Significant digits kept in the per-translation means (docs/methods.md §5.2).
+TRANSLATION_DIGITS = 12
+
+#: Cluster rules of :func:`clusters`: WMT's (default) and the older "cluster above" rule.
+CLUSTER_RULES = ("wmt", "above")
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,8 @@ class SystemScores:
     Per translation (system x segment; sorted by system, then segment):
     ``translation_system``, ``translation_segment``, ``translation_n``
     (judgments), ``translation_raw`` (mean raw score), ``translation_z``
-    (mean of the finite z-scores; NaN if none).
+    (mean of the finite z-scores; NaN if none); both means rounded to 12
+    significant digits (:func:`~evaluation.stats.round_significant`).
     """
 
     n_segments: np.ndarray
@@ -64,13 +75,16 @@ class Significance:
 
     ``p[i, j]``: one-sided Mann-Whitney p-value that system i is better than
     system j (NaN on the diagonal and for systems without translations).
-    ``stars[i, j]``: '*', '**', '***' or '' for that p.  ``n``: translations
-    per system that entered the tests.
+    ``stars[i, j]``: '*', '**', '***' or '' for that p, in both directions
+    (whether a significant p counts as a win is :func:`wins`' business).
+    ``n``: translations per system that entered the tests.  ``method``: the
+    null-distribution convention used ("r" or "scipy").
     """
 
     p: np.ndarray
     stars: np.ndarray
     n: np.ndarray
+    method: str = "r"
 
     def __post_init__(self):
         g.freeze(self)
@@ -81,14 +95,21 @@ class Clusters:
     """Result of :func:`clusters`.
 
     ``order``: system codes best first (systems with a NaN mean left out).
-    Per system code: ``rank`` (1-based position in ``order``) and
-    ``cluster`` (1-based, 1 = top); both -1 for systems with a NaN mean.
+    Per system code: ``rank`` (1-based position in ``order``), ``cluster``
+    (1-based, 1 = top), and the rank range ``rank_low`` (best possible
+    rank: 1 + the number of systems that win against it) to ``rank_high``
+    (worst possible rank: the number of ranked systems - the number of
+    systems it wins against); all -1 for systems with a NaN mean.
+    ``alpha`` and ``rule`` ("wmt" or "above") as passed.
     """
 
     order: np.ndarray
     rank: np.ndarray
     cluster: np.ndarray
     alpha: float
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    rule: str
 
     def __post_init__(self):
         g.freeze(self)
@@ -120,7 +141,15 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
        its judgments (repeats and several workers), ``translation_z`` = mean
        of its *finite* z-scores -- NaN z's are skipped, not propagated; a
        translation whose z's are all NaN gets NaN and is left out of z
-       statistics.
+       statistics.  **Both means are rounded to 12 significant digits**
+       (:func:`~evaluation.stats.round_significant`) before anything else
+       uses them -- the system means and intervals here, and the rank tests
+       the caller runs on them (:func:`significance`).  The sums behind the
+       means are taken in row order, which the database does not fix, so
+       means that are mathematically equal (one translation scored 50 and
+       90, another 70 and 70) can differ in the last bit; rounded, they are
+       bit-identical and tie in the rank tests, and the same judgments give
+       the same p-values whatever the row order.
     2. System: mean over its translations (a macro average over segments),
        as the WMT scripts and Appraise compute it.  ``n_segments`` = WMT's N,
        ``n_judgments`` = N.ALL.
@@ -147,9 +176,10 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
     t_system = uniq // max(n_seg, 1)
     t_segment = uniq % max(n_seg, 1)
     t_n = g.group_count(inv, n_t)
-    t_raw = g.group_mean(inv, raw, n_t)
     finite = np.isfinite(z)
-    t_z = g.group_mean(inv[finite], z[finite], n_t)
+    # equal numbers compare equal: drop the summation-order noise in the last bits
+    t_raw = round_significant(g.group_mean(inv, raw, n_t), TRANSLATION_DIGITS)
+    t_z = round_significant(g.group_mean(inv[finite], z[finite], n_t), TRANSLATION_DIGITS)
 
     n_judgments = g.group_count(system, n_systems)
     n_segments, mean_raw, sd_raw = g.group_mean_sd(t_system, t_raw, n_systems)
@@ -195,72 +225,150 @@ def stars(p) -> np.ndarray:
     return out
 
 
-def significance(translation_system, translation_z, n_systems: int) -> Significance:
-    """Pairwise one-sided Wilcoxon rank-sum tests between systems (docs/methods.md §5).
+def significance(translation_system, translation_z, n_systems: int, method: str = "r") -> Significance:
+    """Pairwise one-sided Wilcoxon rank-sum tests between systems (docs/methods.md §5.3).
 
     Inputs are the per-translation arrays of :func:`system_scores`
-    (``translation_system``, ``translation_z``; raw means work the same way).
-    For every ordered pair (i, j), i != j: ``p[i, j]`` =
-    ``scipy.stats.mannwhitneyu(x_i, x_j, alternative="greater").pvalue`` --
-    unpaired, one-sided, H1: system i's translations score higher -- with
-    scipy's defaults (continuity correction; exact null when a system has
-    <= 8 translations and nothing ties, else the tie-corrected normal
-    approximation).  Each unordered pair is ranked once and gives both
-    directions.  NaN z's are dropped first; a system without translations
-    gets NaN rows and columns; a system with a single translation is tested
-    normally (p can't get small).  Diagonal NaN.  ``stars`` as :func:`stars`.
+    (``translation_system``, ``translation_z``; raw means work the same way),
+    whose means are already rounded to 12 significant digits so that equal
+    means tie.  For every ordered pair (i, j), i != j: ``p[i, j]`` is the
+    p-value of an unpaired, one-sided rank-sum test, H1: system i's
+    translations score higher -- R's ``wilcox.test(x_i, x_j,
+    alternative="greater")``.  Each unordered pair is ranked once and gives
+    both directions; ties get mid-ranks.
+
+    ``method="r"`` (default; WMT's scripts run R): the exact null
+    distribution when both systems have fewer than 50 translations and no
+    value ties across the two samples (=
+    ``scipy.stats.mannwhitneyu(x_i, x_j, alternative="greater",
+    method="exact")``); otherwise the normal approximation with
+    tie-corrected variance and continuity correction 0.5 (=
+    ``method="asymptotic", use_continuity=True``).  ``method="scipy"``:
+    scipy's ``method="auto"`` (exact only when a system has <= 8
+    translations and nothing ties), the behaviour before R's rule.  Exact
+    distributions are computed once per pair of sample sizes and cached.
+
+    NaN z's are dropped first; a system without translations gets NaN rows
+    and columns; a system with a single translation is tested normally (p
+    can't get small).  Diagonal NaN.  ``stars`` as :func:`stars`.  A
+    significant p of the lower-ranked system of a pair is reported here but
+    never counts as a win (:func:`wins`).
     """
     ts = g.as_codes(translation_system, n_systems, "translation_system")
     tz = g.as_scores(translation_z, "translation_z", allow_nan=True)
     g.check_same_length(translation_system=ts, translation_z=tz)
+    if method not in ("r", "scipy"):
+        raise ValueError(f"method must be 'r' or 'scipy', got {method!r}")
     ok = np.isfinite(tz)
     samples = [RankSample(x) for x in g.group_split(ts[ok], tz[ok], n_systems)]
     p = np.full((n_systems, n_systems), np.nan)
     for i in range(n_systems):
         for j in range(i + 1, n_systems):
-            _, p_ij, p_ji = mwu(samples[i], samples[j])
+            _, p_ij, p_ji = mwu(samples[i], samples[j], method=method)
             p[i, j] = p_ij
             p[j, i] = p_ji
     n = np.array([s.n for s in samples], dtype=np.int64)
-    return Significance(p=p, stars=stars(p), n=n)
+    return Significance(p=p, stars=stars(p), n=n, method=method)
 
 
-def clusters(mean_z, p_matrix, alpha: float = 0.05) -> Clusters:
-    """Rank systems by mean z and split them into significance clusters (docs/methods.md §5).
+def _check_mean_p(mean, p_matrix, alpha):
+    mean = np.asarray(mean, dtype=np.float64)
+    p = np.asarray(p_matrix, dtype=np.float64)
+    s = mean.size
+    if mean.ndim != 1 or p.shape != (s, s):
+        raise ValueError("mean must be 1-D and p_matrix square of the same size")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return mean, p
+
+
+def wins(mean, p, alpha: float = 0.05) -> np.ndarray:
+    """Which system wins against which (docs/methods.md §5.3; WMT since 2021).
+
+    ``win[i, j]`` is True iff ``p[i, j] < alpha`` (strict; NaN p never
+    wins) **and** system i is ranked above j, i.e. has the higher mean
+    (``mean[i] > mean[j]``).  Equal means never win, in either direction,
+    and a system with a NaN mean neither wins nor loses.  A significant p
+    of the lower-ranked system (``p[i, j] < alpha`` with ``mean[i] <
+    mean[j]``: the rank test and the means disagree, possible with skewed
+    scores) is still reported by :func:`significance` but never counts.
+    ``mean`` is the ranking score (mean z), ``p`` the matrix of
+    :func:`significance`.  Returns an (n, n) bool array, False on the
+    diagonal.
+    """
+    mean, p = _check_mean_p(mean, p, alpha)
+    with np.errstate(invalid="ignore"):
+        return (p < alpha) & (mean[:, None] > mean[None, :])
+
+
+def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Clusters:
+    """Rank systems by mean z, split them into clusters, give rank ranges (docs/methods.md §5.3).
 
     Order: mean z descending; equal means are ordered by system code
     (ascending), so the result is deterministic.  Systems with a NaN mean
-    are not ranked (rank and cluster -1).
+    are not ranked (rank, cluster and rank range -1).  Wins as
+    :func:`wins` (``p_matrix[i, j] < alpha`` and a higher mean; NaN p is
+    not significant).
 
-    Clusters, walking down the order: the first system opens cluster 1.
-    "The cluster above" a system s is the cluster that is open when s is
-    reached -- the one holding the system ranked directly above s, with all
-    members that joined it so far.  s opens a new cluster when it is
-    significantly worse than **every** member of that cluster
-    (``p_matrix[m, s] < alpha`` for all members m, strict), and otherwise
-    joins it.  A NaN p counts as not significant.  Only the cluster directly
-    above is consulted (the docs/methods.md rule), not earlier clusters.
+    ``rule="wmt"`` (default; WMT's findings since 2021, Akhbardeh et al.
+    2021): a cluster boundary falls directly below rank k when the system
+    at rank k wins against **every** system ranked below it.  Clusters are
+    numbered 1, 2, ... from the top.
+
+    ``rule="above"`` (the rule used before): walking down the order, the
+    first system opens cluster 1; "the cluster above" a system s is the one
+    that is open when s is reached, with all members that joined it so far.
+    s opens a new cluster when it is significantly worse than every member
+    of that cluster (``p_matrix[m, s] < alpha`` for all members m), and
+    otherwise joins it.  Only the cluster directly above is consulted.
+
+    Rank ranges, for both rules: ``rank_low`` (best possible rank) = 1 +
+    the number of systems that win against the system; ``rank_high``
+    (worst possible rank) = the number of ranked systems - the number of
+    systems it wins against.
     """
-    mean_z = np.asarray(mean_z, dtype=np.float64)
-    p = np.asarray(p_matrix, dtype=np.float64)
+    if rule not in CLUSTER_RULES:
+        raise ValueError(f"rule must be one of {CLUSTER_RULES}, got {rule!r}")
+    mean_z, p = _check_mean_p(mean_z, p_matrix, alpha)
     s = mean_z.size
-    if mean_z.ndim != 1 or p.shape != (s, s):
-        raise ValueError("mean_z must be 1-D and p_matrix square of the same size")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     codes = np.arange(s)
     ranked = codes[np.isfinite(mean_z)]
-    order = ranked[np.lexsort((ranked, -mean_z[ranked]))]
+    order = ranked[np.lexsort((ranked, -mean_z[ranked]))].astype(np.int64)
     rank = np.full(s, -1, dtype=np.int64)
     cluster = np.full(s, -1, dtype=np.int64)
+    rank_low = np.full(s, -1, dtype=np.int64)
+    rank_high = np.full(s, -1, dtype=np.int64)
     rank[order] = np.arange(1, order.size + 1)
-    current: list[int] = []
-    number = 0
-    with np.errstate(invalid="ignore"):
-        for sys_code in order:
-            if not current or bool(np.all(p[current, sys_code] < alpha)):
-                number += 1
-                current = []
-            current.append(int(sys_code))
-            cluster[sys_code] = number
-    return Clusters(order=order.astype(np.int64), rank=rank, cluster=cluster, alpha=float(alpha))
+    win = wins(mean_z, p, alpha)
+
+    if order.size:
+        if rule == "wmt":
+            w = win[np.ix_(order, order)]
+            below = np.triu(np.ones(w.shape, dtype=bool), k=1)
+            beats_all_below = np.all(w | ~below, axis=1)
+            # a boundary below position k opens a new cluster at position k + 1
+            cluster[order] = 1 + np.r_[0, np.cumsum(beats_all_below[:-1])]
+        else:
+            current: list[int] = []
+            number = 0
+            with np.errstate(invalid="ignore"):
+                for sys_code in order:
+                    if not current or bool(np.all(p[current, sys_code] < alpha)):
+                        number += 1
+                        current = []
+                    current.append(int(sys_code))
+                    cluster[sys_code] = number
+        n_beaten_by = win[:, order].sum(axis=0)
+        n_beats = win[order, :].sum(axis=1)
+        rank_low[order] = 1 + n_beaten_by
+        rank_high[order] = order.size - n_beats
+
+    return Clusters(
+        order=order,
+        rank=rank,
+        cluster=cluster,
+        alpha=float(alpha),
+        rank_low=rank_low,
+        rank_high=rank_high,
+        rule=rule,
+    )

@@ -131,11 +131,51 @@ def test_input_validation():
 # ---------------------------------------------------------------- wilcoxon
 
 
-@settings(max_examples=80, deadline=None)
-@given(rows=pair_rows)
-def test_wilcoxon_equals_loop_of_scipy_wilcoxon(rows):
+def _r_wilcoxon_less(bad, original):
+    """R's wilcox.test(bad, original, paired=TRUE, alternative="less") as a scipy call."""
+    d = bad - original
+    nz = d[d != 0]
+    if nz.size < 50 and nz.size == d.size and np.unique(np.abs(nz)).size == nz.size:
+        # no zeros, no ties, fewer than 50 differences: exact
+        return _quiet(stats.wilcoxon, bad, original, alternative="less", zero_method="wilcox", method="exact")
+    # otherwise: zeros dropped, normal approximation with tie and continuity correction
+    return _quiet(stats.wilcoxon, bad, original, alternative="less", zero_method="wilcox",
+                  correction=True, method="asymptotic")
+
+
+wilcoxon_rows = st.lists(
+    st.tuples(
+        st.integers(min_value=0, max_value=4),
+        st.floats(min_value=0, max_value=100, allow_nan=False, allow_subnormal=False),
+        st.integers(min_value=0, max_value=100),
+    ),
+    max_size=150,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.one_of(pair_rows, wilcoxon_rows))
+def test_wilcoxon_equals_loop_of_r_wilcox_test(rows):
+    # integer rows tie often (normal approximation); float bad scores rarely tie
+    # (exact below 50 pairs); up to 150 rows, so some workers reach 50 pairs
     worker, bad, original = _pairs(rows)
     res = reliability(worker, bad, original, n_workers=5, test="wilcoxon")
+    for w in range(5):
+        m = worker == w
+        d = bad[m] - original[m]
+        if m.sum() < 2 or not np.any(d != 0):
+            assert math.isnan(res.p[w]) and not res.reliable[w]
+            continue
+        ref = _r_wilcoxon_less(bad[m], original[m])
+        np.testing.assert_allclose(res.p[w], ref.pvalue, rtol=1e-10)
+        assert res.statistic[w] == ref.statistic
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=pair_rows)
+def test_wilcoxon_scipy_method_equals_loop_of_scipy_wilcoxon(rows):
+    worker, bad, original = _pairs(rows)
+    res = reliability(worker, bad, original, n_workers=5, test="wilcoxon", method="scipy")
     for w in range(5):
         m = worker == w
         d = bad[m] - original[m]
@@ -153,14 +193,24 @@ def test_wilcoxon_equals_loop_of_scipy_wilcoxon(rows):
 def test_wilcoxon_hand_computed_and_zero_handling():
     # worker 0: five pairs, all bad lower: R+ = 0, exact p = 1/2^5 = 0.03125 < 0.05
     # worker 1: all differences zero -> no evidence -> NaN
-    # worker 2: [-5, -5, 0]: zero dropped, two tied negative ranks -> p = 1/4
+    # worker 2: [-5, -5, 0]: zero dropped, two tied negative ranks 1.5, 1.5, R+ = 0.
+    #   R: zeros and ties -> normal approximation with continuity correction:
+    #   mean m(m+1)/4 = 1.5; var = m(m+1)(2m+1)/24 - sum(t^3 - t)/48 = 30/24 - 6/48 = 9/8;
+    #   z = (0 - 1.5 + 0.5) / sqrt(9/8) = -0.9428..., p = Phi(z) = 0.1729
+    #   (scipy's "auto" enumerated the 4 sign flips instead: p = 1/4)
     worker = [0] * 5 + [1] * 3 + [2] * 3
     bad = [10, 20, 30, 40, 50, 7, 8, 9, 10, 10, 20]
     original = [11, 22, 33, 44, 55, 7, 8, 9, 15, 15, 20]
     res = reliability(worker, bad, original, n_workers=3, test="wilcoxon")
     assert math.isclose(res.p[0], 1 / 32) and res.reliable[0]
     assert math.isnan(res.p[1]) and not res.reliable[1]
-    assert math.isclose(res.p[2], 0.25)
+    z = -1 / math.sqrt(9 / 8)
+    assert math.isclose(res.p[2], 0.5 * math.erfc(-z / math.sqrt(2)), rel_tol=1e-12)
+    assert math.isclose(res.p[2], 0.17288929307558015, rel_tol=1e-12)
+    old = reliability(worker, bad, original, n_workers=3, test="wilcoxon", method="scipy")
+    assert math.isclose(old.p[0], 1 / 32) and math.isclose(old.p[2], 0.25)
+    with pytest.raises(ValueError):
+        reliability(worker, bad, original, n_workers=3, test="wilcoxon", method="R")
 
 
 # ------------------------------------------------------------ Welch / MWU
@@ -194,19 +244,54 @@ def test_welch_equals_scipy_ttest_ind_unequal_var(seed):
     assert math.isnan(res.p[5]) and not res.reliable[5]
 
 
+def _r_mwu_less(d1, d2):
+    """R's wilcox.test(d1, d2, alternative="less") as a scipy call."""
+    pooled = np.r_[d1, d2]
+    exact = d1.size < 50 and d2.size < 50 and np.unique(pooled).size == pooled.size
+    return stats.mannwhitneyu(d1, d2, alternative="less", use_continuity=True,
+                              method="exact" if exact else "asymptotic")
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_mann_whitney_variant_equals_scipy(seed):
+@pytest.mark.parametrize("method", ["r", "scipy"])
+def test_mann_whitney_variant_equals_scipy(seed, method):
     rw, first, repeat, bw, bad, original = _welch_rows(seed)
-    res = reliability_welch(rw, first, repeat, bw, bad, original, n_workers=6, test="mann-whitney")
+    res = reliability_welch(rw, first, repeat, bw, bad, original, n_workers=6, test="mann-whitney",
+                            method=method)
     for w in range(5):
         d1 = np.abs(first[rw == w] - repeat[rw == w])
         d2 = original[bw == w] - bad[bw == w]
-        # convention: scipy defaults (continuity correction, method="auto"), one-sided less
-        ref = stats.mannwhitneyu(d1, d2, alternative="less")
+        if method == "r":
+            # convention: R's rule (exact below 50 without ties, else normal with tie and
+            # continuity correction), one-sided less
+            ref = _r_mwu_less(d1, d2)
+        else:
+            # convention: scipy defaults (continuity correction, method="auto"), one-sided less
+            ref = stats.mannwhitneyu(d1, d2, alternative="less")
         np.testing.assert_allclose(res.p[w], ref.pvalue, rtol=1e-12)
         assert res.statistic[w] == ref.statistic
         assert res.reliable[w] == (ref.pvalue < 0.05)
     assert math.isnan(res.p[5])
+
+
+def test_mann_whitney_variant_is_exact_below_50_without_ties():
+    # worker 0: 10 ask-again pairs and 12 bad-reference pairs with distinct differences.
+    # R: exact (both < 50, no ties); scipy's "auto" would have used the normal
+    # approximation (neither sample has <= 8 values).
+    rng = np.random.default_rng(4)
+    first = rng.uniform(40, 60, 10)
+    repeat = first + rng.uniform(0, 5, 10)
+    original = rng.uniform(50, 90, 12)
+    bad = original - rng.uniform(0, 30, 12)
+    rw, bw = np.zeros(10, dtype=np.int64), np.zeros(12, dtype=np.int64)
+    res = reliability_welch(rw, first, repeat, bw, bad, original, n_workers=1, test="mann-whitney")
+    d1, d2 = np.abs(first - repeat), original - bad
+    ref = stats.mannwhitneyu(d1, d2, alternative="less", method="exact")
+    np.testing.assert_allclose(res.p[0], ref.pvalue, rtol=1e-12)
+    old = reliability_welch(rw, first, repeat, bw, bad, original, 1, test="mann-whitney", method="scipy")
+    np.testing.assert_allclose(old.p[0], stats.mannwhitneyu(d1, d2, alternative="less",
+                                                            method="asymptotic").pvalue, rtol=1e-12)
+    assert old.p[0] != res.p[0]
 
 
 def test_welch_edge_cases():
@@ -283,6 +368,20 @@ def test_appraise_matches_independent_reference_and_is_z_invariant():
     z = standardise(worker, score, n_workers).z
     res_z = reliability_appraise(worker, pair, is_bad, z, n_workers, n_pairs_total=n_keys + 1)
     np.testing.assert_allclose(res_z.p, res.p, rtol=1e-12)
+
+
+def test_appraise_keeps_scipys_rule():
+    # 10 keys, bad means 1..10 and tgt means 11.5..20.5 shifted so that nothing ties:
+    # both samples have 10 values, so R would be exact (p = 1/C(20, 10)); Appraise runs
+    # scipy, whose "auto" takes the normal approximation with continuity correction
+    worker = [0] * 20
+    pair = list(range(10)) * 2
+    is_bad = [True] * 10 + [False] * 10
+    score = [float(k) for k in range(1, 11)] + [k + 10.5 for k in range(1, 11)]
+    res = reliability_appraise(worker, pair, is_bad, score, 1, n_pairs_total=10)
+    ref = stats.mannwhitneyu(score[:10], score[10:], alternative="less")  # scipy defaults
+    np.testing.assert_allclose(res.p[0], ref.pvalue, rtol=1e-12)
+    assert res.p[0] > 1 / math.comb(20, 10)
 
 
 def test_appraise_threshold_is_inclusive():
