@@ -171,7 +171,7 @@ CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")
 # Words that fixed routes use where a campaign slug also goes (/results/compare/), never given to a campaign.
-RESERVED_CAMPAIGN_SLUGS = ("compare",)
+RESERVED_CAMPAIGN_SLUGS = ("compare", "study")
 
 LOGGING = {
     "version": 1,

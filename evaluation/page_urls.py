@@ -1,7 +1,7 @@
 """The researchers' results pages: `path("results/", include("evaluation.page_urls"))` in config/urls.py."""
 from django.urls import path
 
-from .views import compare, downloads, results
+from .views import compare, downloads, results, studies
 
 app_name = "results"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     # Before the campaign patterns, so that "compare" is never read as a campaign slug.
     path("compare/", compare.compare, name="compare"),
     path("compare.csv", compare.compare_csv, name="compare-csv"),
+    path("study/<slug:slug>/", studies.study_page, name="study"),
     path("<slug:slug>/", results.campaign_results, name="campaign"),
     path("<slug:slug>/recompute/", results.recompute, name="recompute"),
     path("<slug:slug>/<str:table>.csv", downloads.table_csv, name="csv"),

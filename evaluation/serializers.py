@@ -10,6 +10,7 @@ from .models import CampaignResults, WorkerResult
 
 class CampaignSerializer(serializers.ModelSerializer):
     counts = serializers.SerializerMethodField()
+    study = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     results_computed_at = serializers.SerializerMethodField()
     crowd_link = serializers.SerializerMethodField()
 
@@ -18,7 +19,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         fields = [
             "slug", "name", "protocol", "status", "analysis_only", "source_language", "target_language",
             "statement", "redundancy", "seed", "hit_size", "qc_test", "qc_threshold", "hit_timeout_minutes",
-            "payment_per_hit", "options", "created_at", "counts", "results_computed_at", "crowd_link",
+            "payment_per_hit", "options", "study", "created_at", "counts", "results_computed_at", "crowd_link",
         ]
         read_only_fields = fields
 

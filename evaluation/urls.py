@@ -2,9 +2,11 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from .views.api import CampaignViewSet
+from .views.studies import StudyViewSet
 
 router = DefaultRouter()
 router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("studies", StudyViewSet, basename="study")
 
 urlpatterns = [
     path("", include(router.urls)),

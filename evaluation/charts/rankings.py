@@ -118,9 +118,11 @@ def p_bin(p) -> tuple[str, str, str]:
     return "#E0E0E0", MUTED, "no test"
 
 
-def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str, width: int = 520) -> SafeString:
+def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str, width: int = 520,
+            wins: Sequence[Sequence[bool]] | None = None) -> SafeString:
     """Rows: system i; columns: system j (by rank number); cell: one-sided p that i is better than j,
-    coloured by significance level with the papers' stars."""
+    coloured by significance level with the papers' stars. With `wins`, only cells where i wins (ranked
+    higher) are coloured and starred; the others keep their p in the hover title."""
     n = len(systems)
     if n == 0:
         return _empty(width, 90, title, "No systems")
@@ -144,6 +146,9 @@ def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str,
             p = p_values[i][j] if i < len(p_values) and j < len(p_values[i]) else None
             if i == j:
                 fill, ink, tip = "#FFFFFF", MUTED, f"{name} (itself)"
+            elif wins is not None and not wins[i][j]:
+                fill, ink = "#FAFAFA", MUTED
+                tip = f"{name} better than {other}: p = {format_p(p)} (ranked lower: not a win)"
             else:
                 fill, ink, _ = p_bin(p)
                 tip = f"{name} better than {other}: p = {format_p(p)} {stars(p)}".rstrip()
@@ -153,7 +158,7 @@ def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str,
                 _c(left + j * cell), _c(cy), _c(cell), _c(cell), fill, tip))
             if i == j:
                 parts.append(_line(left + j * cell + 3, cy + 3, left + (j + 1) * cell - 3, cy + cell - 3, GRID))
-            elif stars(p) and cell >= 18:
+            elif stars(p) and cell >= 18 and (wins is None or wins[i][j]):
                 parts.append(_text(left + j * cell + cell / 2, cy + cell / 2 + 4, stars(p), "middle", ink,
                                    size=11 if cell < 26 else FONT, weight="700",
                                    extra=' pointer-events="none"'))

@@ -53,6 +53,10 @@ class Family:
         """Load the campaign's judgments, run the statistics and store the results; None if there is nothing."""
         return None
 
+    def compute_study(self, campaigns: list) -> dict[int, CampaignResults | None]:
+        """Compute the campaigns of one study that belong to this family; by default each on its own."""
+        return {campaign.pk: self.compute(campaign) for campaign in campaigns}
+
     # API --------------------------------------------------------------------------------------
 
     def systems(self, campaign, params: Mapping[str, str]) -> dict:

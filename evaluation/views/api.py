@@ -34,7 +34,7 @@ def bad_request(detail: str) -> Response:
 class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Campaigns with their settings, progress counts and results."""
 
-    queryset = (Campaign.objects.select_related("results")
+    queryset = (Campaign.objects.select_related("results", "study")
                 .defer("results__translations", "results__agreement", "results__summary").order_by("-created_at"))
     serializer_class = CampaignSerializer
     lookup_field = "slug"

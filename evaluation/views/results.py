@@ -54,7 +54,7 @@ def _filter_workers(rows: list[dict], which: str) -> list[dict]:
 @require_GET
 @researcher_required
 def campaign_results(request, slug: str):
-    campaign = get_object_or_404(Campaign.objects.select_related("results").defer("results__translations"),
+    campaign = get_object_or_404(Campaign.objects.select_related("results", "study").defer("results__translations"),
                                  slug=slug)
     header = header_of(campaign)
     family = family_of(campaign)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...models import CampaignResults
 from ...services.results_read import freshness
 from .. import register
 from ..base import BadQuery, Family, Table
@@ -11,7 +12,7 @@ from . import presenter, presets  # noqa: F401  (registers the family's statisti
 from .calibration import CalibrationError, calibration, compare_context, ranked_systems, top_system
 from .models import SignificanceResult, SystemResult
 from .serializers import SystemResultSerializer
-from .storage import compute_da
+from .storage import compute_da, compute_study
 
 WORKER_FILTERS = ("reliable", "all")
 
@@ -35,10 +36,15 @@ class DirectAssessmentFamily(Family):
     def compute(self, campaign):
         return compute_da(campaign)
 
+    def compute_study(self, campaigns):
+        return compute_study(campaigns)
+
     def systems(self, campaign, params):
         workers = _workers_param(params)
         rows = SystemResult.objects.filter(campaign=campaign, workers=workers).order_by("rank", "system")
+        header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
         return {**freshness(campaign).as_api(), "workers": workers,
+                "conventions": (header.summary.get("conventions") if header else None),
                 "results": SystemResultSerializer(rows, many=True).data}
 
     def significance(self, campaign, params):

@@ -5,6 +5,10 @@ Pure numpy glue around `evaluation.stats` (no Django): the task loads the arrays
 reference or a repeat pairs with the system-output judgment of the same assignment (one
 worker, one HIT) and the same system output — the WMT scripts' (worker, HIT, system,
 segment) key.
+
+Rows are put in judgment-id order first, so every sum runs in the same order whatever order
+the database returned them in; with the per-translation means rounded to 12 significant
+digits in the core, the same judgments give bit-identical results on any database.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evaluation import reliability_tests, stats
+from evaluation.presets import passes
 
 SYSTEM, BAD_REF, REPEAT, REFERENCE = 0, 1, 2, 3
 ITEM_CODES = {"system": SYSTEM, "bad_ref": BAD_REF, "repeat": REPEAT, "reference": REFERENCE}
@@ -38,6 +43,37 @@ class DAJudgments:
     def __len__(self) -> int:
         return int(self.score.size)
 
+    def in_id_order(self) -> DAJudgments:
+        """The same rows sorted by judgment id (a no-op when they already are)."""
+        ids = self.judgment_id
+        if ids.size < 2 or bool(np.all(ids[1:] > ids[:-1])):
+            return self
+        order = np.argsort(ids, kind="stable")
+        return DAJudgments(**{name: getattr(self, name)[order] for name in _ROW_ARRAYS},
+                           system_names=self.system_names)
+
+
+_ROW_ARRAYS = ("judgment_id", "annotator_id", "assignment", "item_type", "system", "segment", "output", "score",
+               "seconds")
+
+
+@dataclass(frozen=True)
+class PooledReliability:
+    """A reliability test run over a worker's pairs in every campaign of a study: per annotator id (sorted),
+    the p-value and the pairs it used."""
+
+    annotator_ids: np.ndarray
+    p: np.ndarray
+    pairs: np.ndarray
+
+    def lookup(self, annotator_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        at = np.clip(np.searchsorted(self.annotator_ids, annotator_ids), 0, max(self.annotator_ids.size - 1, 0))
+        found = self.annotator_ids.size > 0
+        known = (self.annotator_ids[at] == annotator_ids) if found else np.zeros(annotator_ids.size, bool)
+        p = np.where(known, self.p[at] if found else np.nan, np.nan)
+        pairs = np.where(known, self.pairs[at] if found else 0, 0)
+        return p, pairs.astype(np.int64)
+
 
 @dataclass
 class SystemTable:
@@ -46,6 +82,8 @@ class SystemTable:
     scores: stats.SystemScores
     significance: stats.Significance
     clusters: stats.Clusters
+    #: wins[i, j]: system i significantly better than j and ranked above it (docs/methods.md §5.3).
+    wins: np.ndarray
 
 
 @dataclass
@@ -86,14 +124,41 @@ def match_pairs(data: DAJudgments, kinds: tuple[int, ...] = (BAD_REF, REPEAT)) -
     return pairs
 
 
-def _reliability(test: str, worker, score, z, bad, bad_orig, rep, rep_orig, n_workers: int, threshold: float):
-    """(p, pairs used, reliable) per worker with the campaign's test, from the registry
-    (evaluation/reliability_tests.py; docs/methods.md#worker-reliability)."""
-    pairs = reliability_tests.QualityPairs(worker, score, z, bad, bad_orig, rep, rep_orig, n_workers)
-    return reliability_tests.run(test, pairs, threshold)
+def _quality_pairs(data: DAJudgments) -> tuple[np.ndarray, np.ndarray, stats.ZScores, reliability_tests.QualityPairs]:
+    """Worker codes, annotator ids, z-scores and the quality-control pairs of one campaign's (id-ordered) rows."""
+    annotator_ids, worker = np.unique(data.annotator_id, return_inverse=True)
+    z = stats.standardise(worker, data.score, annotator_ids.size)
+    (bad, bad_orig), (rep, rep_orig) = match_pairs(data)
+    return annotator_ids, worker, z, reliability_tests.QualityPairs(worker, data.score, z.z, bad, bad_orig, rep,
+                                                                    rep_orig, annotator_ids.size)
 
 
-def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_reference: bool) -> SystemTable:
+def pooled_reliability(campaigns: list[DAJudgments], test: str, threshold: float) -> PooledReliability:
+    """Run `test` on each worker's pairs over all `campaigns` at once (a study; docs/methods.md §4): the
+    campaigns' rows side by side, each with its own z-scores, workers matched by annotator id."""
+    parts = [_quality_pairs(data.in_id_order()) for data in campaigns]
+    union = np.unique(np.concatenate([ids for ids, *_ in parts])) if parts else np.empty(0, np.int64)
+    offset, workers, scores, zs, bad, bad_orig, rep, rep_orig = 0, [], [], [], [], [], [], []
+    for annotator_ids, worker, z, q in parts:
+        workers.append(np.searchsorted(union, annotator_ids)[worker])
+        scores.append(q.score)
+        zs.append(z.z)
+        for target, rows in ((bad, q.bad), (bad_orig, q.bad_orig), (rep, q.rep), (rep_orig, q.rep_orig)):
+            target.append(rows + offset)
+        offset += q.score.size
+
+    def joined(arrays, dtype):
+        return np.concatenate(arrays).astype(dtype) if arrays else np.empty(0, dtype)
+
+    pairs = reliability_tests.QualityPairs(joined(workers, np.int64), joined(scores, np.float64),
+                                           joined(zs, np.float64), joined(bad, np.int64), joined(bad_orig, np.int64),
+                                           joined(rep, np.int64), joined(rep_orig, np.int64), union.size)
+    p, used, _ = reliability_tests.run(test, pairs, threshold)
+    return PooledReliability(union, np.asarray(p, np.float64), np.asarray(used, np.int64))
+
+
+def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_reference: bool,
+                  cluster_rule: str = "wmt") -> SystemTable:
     names = list(data.system_names)
     system = data.system[rows]
     if with_reference:
@@ -103,11 +168,12 @@ def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_refer
     scores = stats.system_scores(system, segment, data.score[rows], z[rows], len(names))
     finite = np.isfinite(scores.translation_z)
     significance = stats.significance(scores.translation_system[finite], scores.translation_z[finite], len(names))
-    clusters = stats.clusters(scores.mean_z, significance.p)
+    clusters = stats.clusters(scores.mean_z, significance.p, rule=cluster_rule)
+    wins = stats.wins(scores.mean_z, significance.p)
     is_reference = np.zeros(len(names), bool)
     if with_reference:
         is_reference[-1] = True
-    return SystemTable(names, is_reference, scores, significance, clusters)
+    return SystemTable(names, is_reference, scores, significance, clusters, wins)
 
 
 def _kappas(a_raw, b_raw, a_z, b_z, all_z) -> dict:
@@ -142,16 +208,25 @@ def _agreement(data: DAJudgments, worker, z, rep, rep_orig) -> dict:
     return result
 
 
-def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05,
-            reference_as_system: bool = False) -> DAAnalysis:
-    """Reliability, z-scores, system rankings with and without filtering, agreement."""
-    annotator_ids, worker = np.unique(data.annotator_id, return_inverse=True)
+def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, reference_as_system: bool = False,
+            threshold_rule: str = "lt", cluster_rule: str = "wmt", pooled: PooledReliability | None = None
+            ) -> DAAnalysis:
+    """Reliability, z-scores, system rankings with and without filtering, agreement.
+
+    A worker is reliable when the test's p passes the threshold by `threshold_rule` ("lt": p < α,
+    "le": p ≤ α; a test with a fixed threshold uses its own) and their scores can be standardised.
+    With `pooled`, p and the pairs come from the worker's pairs in the whole study.
+    """
+    data = data.in_id_order()
+    annotator_ids, worker, z, quality = _quality_pairs(data)
     n_workers = annotator_ids.size
-    z = stats.standardise(worker, data.score, n_workers)
-    (bad, bad_orig), (rep, rep_orig) = match_pairs(data)
-    p, pairs, reliable = _reliability(test, worker, data.score, z.z, bad, bad_orig, rep, rep_orig, n_workers,
-                                      threshold)
-    reliable = reliable & ~z.constant
+    bad, rep, rep_orig = quality.bad, quality.rep, quality.rep_orig
+    threshold = reliability_tests.threshold_in_use(test, threshold)
+    if pooled is None:
+        p, pairs, _ = reliability_tests.run(test, quality, threshold)
+    else:
+        p, pairs = pooled.lookup(annotator_ids)
+    reliable = passes(p, threshold, threshold_rule) & ~z.constant
     assumption = stats.assumption_a(worker[rep], data.score[rep_orig], data.score[rep], n_workers)
     _, hit_worker = np.unique(data.assignment, return_index=True)
     hits = np.bincount(worker[hit_worker], minlength=n_workers)
@@ -167,14 +242,14 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05,
         assumption_a=assumption, repeat_pairs=np.bincount(worker[rep], minlength=n_workers),
     )
     counted = np.isin(data.item_type, [SYSTEM, REPEAT, REFERENCE] if reference_as_system else [SYSTEM, REPEAT])
-    analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system)
+    analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system, cluster_rule)
     analysis.systems["reliable"] = _system_table(data, z.z, np.flatnonzero(counted & reliable[worker]),
-                                                 reference_as_system)
+                                                 reference_as_system, cluster_rule)
     share = stats.assumption_a_share(assumption, reliable)
     analysis.summary = {
         "workers": int(n_workers), "reliable_workers": int(reliable.sum()),
-        "constant_workers": int(z.constant.sum()), "test": test,
-        "threshold": reliability_tests.threshold_in_use(test, threshold),
+        "constant_workers": int(z.constant.sum()), "test": test, "threshold": threshold,
+        "threshold_rule": threshold_rule, "pooled_over_study": pooled is not None,
         "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
         "assumption_a": {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in share.items()},
     }

@@ -23,6 +23,8 @@ class SystemResult(models.Model):
     z_high = models.FloatField(null=True)
     rank = models.PositiveIntegerField(null=True)
     cluster = models.PositiveIntegerField(null=True)
+    rank_low = models.PositiveIntegerField(null=True, help_text="Best rank possible given the wins and losses.")
+    rank_high = models.PositiveIntegerField(null=True, help_text="Worst rank possible given the wins and losses.")
 
     class Meta:
         ordering = ["campaign", "workers", "rank"]
@@ -37,6 +39,7 @@ class SignificanceResult(models.Model):
     systems = models.JSONField(help_text="System names, in rank order.")
     p_values = models.JSONField(help_text="p[i][j]: p that system i is better than system j (null on the diagonal).")
     stars = models.JSONField()
+    wins = models.JSONField(default=list, help_text="wins[i][j]: i significantly better than j and ranked above it.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "workers"], name="significance_unique")]

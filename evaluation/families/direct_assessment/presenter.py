@@ -93,12 +93,13 @@ def _significance_display(matrix: SignificanceResult) -> dict:
         cells = []
         for j in range(len(systems)):
             p = matrix.p_values[i][j] if i != j else None
-            fill, ink, _ = charts.p_bin(p) if i != j else ("#FFFFFF", charts.MUTED, "")
-            cells.append({"p": charts.format_p(p) if i != j else "", "stars": charts.stars(p), "fill": fill,
-                          "ink": ink, "diagonal": i == j})
+            counts = bool(matrix.wins[i][j]) if matrix.wins else i < j
+            fill, ink, _ = charts.p_bin(p) if i != j and counts else ("#FFFFFF", charts.MUTED, "")
+            cells.append({"p": charts.format_p(p) if i != j else "", "stars": charts.stars(p) if counts else "",
+                          "fill": fill, "ink": ink, "diagonal": i == j})
         rows.append({"rank": i + 1, "system": name, "cells": cells})
     return {"systems": systems, "rows": rows,
-            "svg": charts.heatmap(systems, matrix.p_values,
+            "svg": charts.heatmap(systems, matrix.p_values, wins=matrix.wins or None,
                                   title=f"Significance matrix, {FILTER_TITLES.get(matrix.workers, matrix.workers)}")}
 
 

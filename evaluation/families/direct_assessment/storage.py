@@ -12,10 +12,12 @@ from django.db.models.functions import Cast, Coalesce
 from annotation.models import Annotator, Campaign, Judgment, System
 
 from ...models import CampaignResults, WorkerResult
+from ...presets import conventions_of
 from ...services.storing import finite as _number
 from ...services.storing import jsonable, replace_results
-from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, analyse
+from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, PooledReliability, analyse, pooled_reliability
 from .models import SignificanceResult, SystemResult
+from .presets import FAMILY
 
 _COLUMNS = 9
 _INT_COLUMNS = 7  # id, annotator, assignment, item type, system, segment, output; then score, seconds
@@ -135,12 +137,15 @@ def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgm
                 z_low=_number(s.z_ci_low[code]), z_high=_number(s.z_ci_high[code]),
                 rank=int(c.rank[code]) if c.rank[code] > 0 else None,
                 cluster=int(c.cluster[code]) if c.cluster[code] > 0 else None,
+                rank_low=int(c.rank_low[code]) if c.rank_low[code] > 0 else None,
+                rank_high=int(c.rank_high[code]) if c.rank_high[code] > 0 else None,
             ))
         order = [int(i) for i in c.order]
         matrices.append(SignificanceResult(
             campaign=campaign, workers=filter_name, systems=[table.names[i] for i in order],
             p_values=jsonable(table.significance.p[np.ix_(order, order)]),
             stars=table.significance.stars[np.ix_(order, order)].tolist(),
+            wins=table.wins[np.ix_(order, order)].tolist(),
         ))
     replace_results(campaign, {WorkerResult: workers, SystemResult: systems, SignificanceResult: matrices}, {
         "seconds": seconds, "judgments": n_judgments, "last_judgment_id": last_judgment_id,
@@ -149,14 +154,31 @@ def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgm
     })
 
 
-def compute_da(campaign: Campaign) -> CampaignResults | None:
-    """Load, analyse and store; returns the stored header, or None when there is nothing to analyse."""
+def compute_da(campaign: Campaign, data: DAJudgments | None = None,
+               pooled: PooledReliability | None = None) -> CampaignResults | None:
+    """Load (unless `data` is given), analyse and store; the stored header, or None when there is nothing.
+
+    `pooled` holds the study-wide reliability verdicts; it is used when the campaign's conventions test
+    workers over the whole study."""
     started = time.perf_counter()
     last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
-    data = load_judgments(campaign)
+    data = load_judgments(campaign) if data is None else data
     if len(data) == 0:
         return None
-    analysis = analyse(data, test=campaign.qc_test, threshold=campaign.qc_threshold,
-                       reference_as_system=bool(campaign.options.get("reference_as_system", False)))
+    conventions = conventions_of(campaign, FAMILY)
+    analysis = analyse(data, test=conventions.test, threshold=conventions.threshold,
+                       reference_as_system=bool(campaign.options.get("reference_as_system", False)),
+                       threshold_rule=conventions.threshold_rule, cluster_rule=conventions.cluster_rule,
+                       pooled=pooled if conventions.scope == "study" else None)
+    analysis.summary["conventions"] = conventions.as_dict()
     store(campaign, analysis, len(data), last_id, time.perf_counter() - started)
     return CampaignResults.objects.get(campaign=campaign)
+
+
+def compute_study(campaigns: list[Campaign]) -> dict[int, CampaignResults | None]:
+    """Every campaign of a study: each worker's test runs once over their pairs in all of them (per test the
+    campaigns use), and each campaign is then analysed and stored with those verdicts (docs/methods.md §4)."""
+    data = {c.pk: load_judgments(c) for c in campaigns}
+    tests = {conventions_of(c, FAMILY).test for c in campaigns}
+    pooled = {test: pooled_reliability([d for d in data.values() if len(d)], test, 0.05) for test in tests}
+    return {c.pk: compute_da(c, data[c.pk], pooled[conventions_of(c, FAMILY).test]) for c in campaigns}

@@ -125,7 +125,24 @@ def compute_pairwise(campaign: Campaign) -> CampaignResults | None:
         reliable=not bool(excluded[r]), mean_seconds=_finite(seconds[r])) for r, aid in enumerate(annotator_ids)]
     summary = {"systems": campaign.options.get("systems", []), "max_spam_miss_rate": max_rate,
                "raters": int(n_raters), "excluded_raters": int(excluded.sum())}
+    system_rows = systems_table(campaign.options.get("systems") or ["first", "second"], int(counts.a.sum()),
+                                int(counts.b.sum()), int(counts.t.sum()))
     return replace_results(campaign, {PairwiseResult: results, WorkerResult: workers}, {
         "seconds": time.perf_counter() - started, "judgments": int(data["choice"].size),
         "last_judgment_id": last_id, "summary": jsonable(summary), "agreement": jsonable(agreement),
-        "translations": b""})
+        "translations": b""}, tables={"systems": system_rows})
+
+
+def systems_table(systems: list[str], a: int, b: int, t: int, alpha: float = 0.05) -> list[dict]:
+    """The two systems ranked by the share of preferences they won over all conditions (ties left out), with
+    the two-sided sign test of those totals; a system wins only when it is preferred more often and p < α,
+    and clusters and rank ranges follow the same rules as every family's (docs/methods.md §5.3, §7)."""
+    share = np.array([a, b], dtype=np.float64) / (a + b) if a + b else np.array([np.nan, np.nan])
+    p = float(stats.sign_test(a, b).p) if a + b else np.nan
+    ranked = stats.clusters(share, np.array([[np.nan, p], [p, np.nan]]), alpha=alpha)
+    rows = [{"system": name, "score": _finite(share[i]), "score_name": "preferred_share", "n": a + b,
+             "preferred": (a, b)[i], "ties": t, "rank": int(ranked.rank[i]) if ranked.rank[i] > 0 else None,
+             "rank_range": [int(ranked.rank_low[i]), int(ranked.rank_high[i])] if ranked.rank[i] > 0 else None,
+             "cluster": int(ranked.cluster[i]) if ranked.cluster[i] > 0 else None, "p_value": _finite(p)}
+            for i, name in enumerate(systems[:2])]
+    return sorted(rows, key=lambda r: (r["rank"] or 3, r["system"]))

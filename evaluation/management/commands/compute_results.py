@@ -1,0 +1,37 @@
+"""`manage.py compute_results SLUG [--json]`: compute a campaign's statistics here and now (no Celery needed)."""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+from django.http import QueryDict
+
+from annotation.models import Campaign
+from evaluation.analyses import compute_results
+from evaluation.families import family_of
+
+
+class Command(BaseCommand):
+    help = ("Compute and store a campaign's results (its whole study's, when it has one); with --json, print "
+            "its systems/ and workers/ answers and every family table the API offers.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--json", action="store_true", help="Print the results as one JSON object.")
+
+    def handle(self, *args, slug, **opts):
+        campaign = Campaign.objects.filter(slug=slug).first()
+        if campaign is None:
+            raise CommandError(f"no campaign {slug!r}")
+        header = compute_results(campaign)
+        if not opts["json"]:
+            judgments = header.judgments if header else 0
+            self.stdout.write(json.dumps({"campaign": campaign.slug, "judgments": judgments}))
+            return
+        family = family_of(campaign)
+        params = QueryDict()
+        body = {"campaign": campaign.slug, "systems": {}, "workers": family.workers(campaign, params)["results"]}
+        for workers in ("reliable", "all"):
+            body["systems"][workers] = family.systems(campaign, QueryDict(f"workers={workers}"))["results"]
+        for name in family.endpoints:
+            if name != "calibration":
+                body[name] = family.endpoint(name)(campaign, params)
+        self.stdout.write(json.dumps(body, default=str, sort_keys=True))
