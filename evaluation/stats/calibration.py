@@ -75,9 +75,9 @@ def calibrate(curr_old, curr_new, best_old, best_new) -> Calibration:
     cn = g.as_scores(curr_new, "curr_new")
     bo = g.as_scores(best_old, "best_old")
     bn = g.as_scores(best_new, "best_new")
-    # scipy's "auto" null distribution, as docs/methods.md §5.4 states
-    _, p_co, p_cn = mwu(RankSample(co), RankSample(cn), method="scipy")
-    _, p_bn, p_bo = mwu(RankSample(bn), RankSample(bo), method="scipy")
+    # R's wilcox.test conventions, as for the significance between systems (docs/methods.md §5.3-§5.4)
+    _, p_co, p_cn = mwu(RankSample(co), RankSample(cn), method="r")
+    _, p_bn, p_bo = mwu(RankSample(bn), RankSample(bo), method="r")
     curr_old_m, curr_new_m = _mean(co), _mean(cn)
     best_old_m, best_new_m = _mean(bo), _mean(bn)
     delta = curr_old_m - curr_new_m

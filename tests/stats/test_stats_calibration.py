@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from evaluation.stats import calibrate
@@ -31,7 +32,8 @@ def test_p_values_are_one_sided_rank_sum_in_both_directions():
     co, cn = rng.integers(30, 101, 200), rng.integers(20, 95, 300)
     bo, bn = rng.integers(20, 90, 250), rng.integers(25, 100, 280)
     res = calibrate(co, cn, bo, bn)
-    # convention: unpaired Wilcoxon rank-sum (scipy defaults), one-sided each way
+    # convention: unpaired Wilcoxon rank-sum, one-sided each way, R's rule; with samples this large (and ties)
+    # that is the normal approximation with tie and continuity correction, scipy's default here too
     assert math.isclose(res.p_curr_old_better, stats.mannwhitneyu(co, cn, alternative="greater").pvalue,
                         rel_tol=1e-12)
     assert math.isclose(res.p_curr_new_better, stats.mannwhitneyu(cn, co, alternative="greater").pvalue,
@@ -42,6 +44,17 @@ def test_p_values_are_one_sided_rank_sum_in_both_directions():
                         rel_tol=1e-12)
     assert (res.n_curr_old, res.n_curr_new, res.n_best_old, res.n_best_new) == (200, 300, 250, 280)
     assert math.isclose(res.gain, (bn.mean() - bo.mean()) + (co.mean() - cn.mean()))
+
+
+def test_small_samples_without_ties_are_exact_as_in_r():
+    rng = np.random.default_rng(7)
+    values = rng.permutation(np.arange(40, 130) / 1.5)  # distinct: no ties anywhere
+    co, cn, bo, bn = values[:20], values[20:45], values[45:70], values[70:90]
+    res = calibrate(co, cn, bo, bn)
+    exact = stats.mannwhitneyu(co, cn, alternative="greater", method="exact").pvalue  # R: both samples < 50
+    assert res.p_curr_old_better == pytest.approx(exact, rel=1e-12)
+    assert res.p_best_new_better == pytest.approx(stats.mannwhitneyu(bn, bo, alternative="greater",
+                                                                     method="exact").pvalue, rel=1e-12)
 
 
 def test_empty_inputs_give_nan():
