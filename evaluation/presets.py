@@ -20,16 +20,22 @@ WIN_RULES = (("higher", "only a higher-ranked system can win"),)
 
 
 @dataclass(frozen=True)
-class Preset:
-    name: str
-    label: str
-    family: str
+class Rules:
+    """The conventions a preset names and a campaign uses."""
+
     test: str
     threshold: float
     threshold_rule: str
     cluster_rule: str
     win_rule: str
     scope: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset(Rules):
+    name: str
+    label: str
+    family: str
     default: bool = False
 
 
@@ -44,6 +50,7 @@ def register(preset: Preset) -> Preset:
     _BY_FAMILY.setdefault(preset.family, []).append(preset)
     return preset
 
+
 def presets_of(family: str) -> list[Preset]:
     return list(_BY_FAMILY.get(family, ()))
 
@@ -52,24 +59,18 @@ def default_preset(family: str) -> Preset | None:
     return next((p for p in presets_of(family) if p.default), None)
 
 
-@dataclass(frozen=True)
-class Conventions:
+@dataclass(frozen=True, kw_only=True)
+class Conventions(Rules):
     """What one campaign's statistics use, with the preset they start from and what differs from it."""
 
     preset: str
-    test: str
-    threshold: float
-    threshold_rule: str
-    cluster_rule: str
-    win_rule: str
-    scope: str
 
     def differences(self) -> list[str]:
         """The conventions that differ from the preset's, by name."""
         preset = _PRESETS.get(self.preset)
         if preset is None:
             return []
-        return [key for key, value in asdict(self).items() if key != "preset" and getattr(preset, key) != value]
+        return [key for key in Rules.__dataclass_fields__ if getattr(preset, key) != getattr(self, key)]
 
     def as_dict(self) -> dict:
         return {**asdict(self), "preset_label": getattr(_PRESETS.get(self.preset), "label", self.preset),
