@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from annotation.models import Study
 
+from .. import charts
 from ..permissions import researcher_required
 from ..services.studies import study_overview
 
@@ -40,4 +41,6 @@ def study_page(request, slug: str):
     overview = study_overview(study)
     for row in overview["workers"]:
         row["cells"] = [row["campaigns"].get(c["slug"]) for c in overview["campaigns"]]
+        for cell in filter(None, row["cells"]):
+            cell["p_text"] = charts.format_p(cell["p_value"])
     return render(request, "evaluation/study.html", {"study": study, **overview})
