@@ -1,4 +1,8 @@
 """Listens to the annotation app's signals (annotation never imports evaluation)."""
+import logging
+import threading
+import time
+
 from django.conf import settings
 from django.dispatch import receiver
 
@@ -6,8 +10,29 @@ from annotation.signals import judgments_recorded
 
 from .tasks import schedule_recompute
 
+log = logging.getLogger(__name__)
+#: While the broker is down every judgment would fail to queue its run: say so once a minute, not each time.
+FAILURE_LOG_SECONDS = 60.0
+_failures = {"logged_at": 0.0, "since": 0}
+_failures_lock = threading.Lock()
+
 
 @receiver(judgments_recorded, dispatch_uid="evaluation.recompute_on_judgments")
 def recompute_on_judgments(sender, campaign_id: int, **kwargs):
-    if settings.RESULTS_AUTO_RECOMPUTE:
+    if not settings.RESULTS_AUTO_RECOMPUTE:
+        return
+    try:
         schedule_recompute(campaign_id)
+    except Exception as exc:  # the judgment is stored; the worker's catch-up queues the run when the broker is back
+        _note_failure(exc)
+
+
+def _note_failure(exc: Exception) -> None:
+    now = time.monotonic()
+    with _failures_lock:
+        _failures["since"] += 1
+        if now - _failures["logged_at"] < FAILURE_LOG_SECONDS:
+            return
+        count, _failures["since"], _failures["logged_at"] = _failures["since"], 0, now
+    log.warning("could not queue a results run (%s: %s); %d judgment(s) affected since the last message. "
+                "Results catch up when the workers reconnect.", exc.__class__.__name__, exc, count)

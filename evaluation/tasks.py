@@ -10,11 +10,18 @@ a process that set or read the flag knows new judgments will be read by that run
 the shared cache (no round trip per judgment on the annotators' hot path). Results are written in one transaction, so a
 worker killed mid-run leaves the old results in place; the task is then redelivered
 (acks_late, reject on worker lost) and retries.
+
+Faults: the run lock lives only while its holder beats (`RunLock`, a few seconds' lease renewed
+by a thread), so a killed run frees its campaign at once instead of after a long timeout; and
+every time a worker (re)connects to the broker it queues a run for every campaign whose
+judgments are newer than its results (`catch_up`), so runs lost with a broker's queue, or with a
+worker killed outright, are made up without a person stepping in.
 """
 import logging
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 
 from celery import shared_task
 from django.conf import settings
@@ -35,16 +42,62 @@ def _running_key(campaign_id: int) -> str:
     return f"results:{campaign_id}:running"
 
 
+#: How long a run's lock outlives its last heartbeat, and how often a running run renews it.
+LOCK_LEASE_SECONDS = 6.0
+LOCK_BEAT_SECONDS = 2.0
+
+
+class RunLock:
+    """A campaign's run lock held as a short lease in the shared cache and renewed by a thread while the run
+    lives: a run that dies (killed worker) stops renewing, and the campaign is free within the lease."""
+
+    def __init__(self, campaign_id: int, run_id: str):
+        self.key, self.run_id = _running_key(campaign_id), run_id
+        self._stop = threading.Event()
+
+    def acquire(self) -> bool:
+        if not cache.add(self.key, self.run_id, timeout=LOCK_LEASE_SECONDS):
+            return False
+        threading.Thread(target=self._beat, name=f"lock-{self.key}", daemon=True).start()
+        return True
+
+    def _beat(self):
+        while not self._stop.wait(LOCK_BEAT_SECONDS):
+            try:
+                if cache.get(self.key) != self.run_id:
+                    return  # lost the lease (e.g. a long pause): never take another run's lock
+                cache.touch(self.key, LOCK_LEASE_SECONDS)
+            except Exception:  # the broker's cache is down: the lease lapses, which is the safe side
+                log.warning("could not renew %s", self.key)
+
+    def release(self):
+        self._stop.set()
+        if cache.get(self.key) == self.run_id:  # only our own lock
+            cache.delete(self.key)
+
+
+@contextmanager
+def campaign_lock(campaign_id: int, run_id: str):
+    """Yield True when this run holds the campaign's lock (released on exit), False when another run does."""
+    lock = RunLock(campaign_id, run_id)
+    held = lock.acquire()
+    try:
+        yield held
+    finally:
+        if held:
+            lock.release()
+
+
 @shared_task(bind=True, max_retries=None, acks_late=True, reject_on_worker_lost=True)
 def compute_campaign_results(self, campaign_id: int) -> dict:
     """Compute and store one campaign's results; retries while another run for it is in flight."""
     run_id = self.request.id or uuid.uuid4().hex
-    if not cache.add(_running_key(campaign_id), run_id, timeout=settings.RESULTS_LOCK_SECONDS):
-        if self.request.is_eager:  # no broker to retry through (in-process mode): try again later here
-            _run_later(campaign_id, settings.RESULTS_DEBOUNCE_SECONDS)
-            return {"campaign": campaign_id, "status": "deferred: another run is in flight"}
-        raise self.retry(countdown=settings.RESULTS_DEBOUNCE_SECONDS)
-    try:
+    with campaign_lock(campaign_id, run_id) as held:
+        if not held:
+            if self.request.is_eager:  # no broker to retry through (in-process mode): try again later here
+                _run_later(campaign_id, settings.RESULTS_DEBOUNCE_SECONDS)
+                return {"campaign": campaign_id, "status": "deferred: another run is in flight"}
+            raise self.retry(countdown=settings.RESULTS_DEBOUNCE_SECONDS)
         cache.delete(_queued_key(campaign_id))
         campaign = Campaign.objects.filter(pk=campaign_id).first()
         if campaign is None:
@@ -53,10 +106,27 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
         if results is None:
             return {"campaign": campaign.slug, "status": "nothing to compute"}
         return {"campaign": campaign.slug, "judgments": results.judgments, "seconds": results.seconds}
-    finally:
-        # Only our own lock: after RESULTS_LOCK_SECONDS another run may hold it.
-        if cache.get(_running_key(campaign_id)) == run_id:
-            cache.delete(_running_key(campaign_id))
+
+
+def stale_campaigns() -> list[int]:
+    """Campaigns whose newest judgment is newer than their stored results (or that have none yet)."""
+    from django.db.models import F, Max, Q
+
+    return list(Campaign.objects.annotate(newest=Max("judgments__id"))
+                .filter(newest__isnull=False)
+                .filter(Q(results__isnull=True) | Q(newest__gt=F("results__last_judgment_id")))
+                .values_list("pk", flat=True))
+
+
+def catch_up() -> int:
+    """Queue a (debounced) run for every stale campaign; how many were queued. Called when a worker (re)connects."""
+    queued = 0
+    for campaign_id in stale_campaigns():
+        # A "queued" flag may outlive the message it announced (a broker restarted without its data).
+        cache.delete(_queued_key(campaign_id))
+        _covered_until.pop(campaign_id, None)
+        queued += schedule_recompute(campaign_id)
+    return queued
 
 
 def claim_queued_run(campaign_id: int, starts_at: float) -> bool:

@@ -3,6 +3,7 @@
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from kombu.exceptions import OperationalError
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -58,12 +59,18 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         self._page_objects = [campaign]
         return campaign
 
-    @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()})})
+    @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()}),
+                                            503: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def compute(self, request, slug=None):
         """Queue the statistics for this campaign on the Celery workers."""
         campaign = self.get_object()
-        task = compute_campaign_results.apply_async((campaign.pk,))
+        try:
+            task = compute_campaign_results.apply_async((campaign.pk,), retry=False)
+        except OperationalError as exc:  # kombu's wrapper of the broker's connection errors
+            return Response({"detail": f"The task queue is unavailable ({exc.__class__.__name__}); the results "
+                                       "will be computed when it is back."},
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json"], default="csv")],

@@ -81,7 +81,7 @@ def recompute(request, slug: str):
     """Queue the campaign's statistics on the Celery workers and return to its page."""
     campaign = get_object_or_404(Campaign, slug=slug)
     try:
-        compute_campaign_results.apply_async((campaign.pk,))
+        compute_campaign_results.apply_async((campaign.pk,), retry=False)
     except Exception as exc:  # no broker, or (tasks in-process) the computation itself failed
         log.exception("queueing the results of %s failed", campaign.slug)
         messages.error(request, f"Could not recompute: {exc}")
