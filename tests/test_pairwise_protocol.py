@@ -158,5 +158,5 @@ def test_bad_pairwise_csv_lines_are_refused(line, reason):
 
 
 def test_pairwise_csv_needs_the_systems():
-    with pytest.raises(CampaignFileError, match="--systems A,B"):
+    with pytest.raises(CampaignFileError, match="systems: pairwise-csv needs the two systems compared"):
         import_judgments([CSV.encode()], fmt="pairwise-csv", name="x")

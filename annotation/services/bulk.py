@@ -2,8 +2,6 @@
 and Django's bulk_create elsewhere (SQLite returns the ids itself)."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Sequence
 
@@ -28,6 +26,17 @@ def allocate_ids(model, n: int) -> list[int] | None:
         return [row[0] for row in cursor.fetchall()]
 
 
+def _csv_field(value) -> str:
+    """One CSV field for COPY: NULL as an unquoted \\N, every text quoted (so a text "\\N" stays text)."""
+    if value is None:
+        return "\\N"
+    if value is True or value is False:
+        return "t" if value else "f"
+    if isinstance(value, str):
+        return '"' + value.replace('"', '""') + '"'
+    return str(value)
+
+
 class _CsvReader:
     """A file-like object for COPY ... FROM STDIN that encodes `rows` as CSV a batch at a time, while
     PostgreSQL is already storing the rows sent before (psycopg2 calls read() until it returns "")."""
@@ -35,26 +44,19 @@ class _CsvReader:
     def __init__(self, rows: Iterable[Sequence], batch: int = 2000):
         self.rows = iter(rows)
         self.batch = batch
-        self.buffer = io.StringIO()
-        self.writer = csv.writer(self.buffer)
         self.done = False
 
     def read(self, size: int = -1) -> str:
         if self.done:
             return ""
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        writerow = self.writer.writerow
-        count = 0
+        lines = []
         for row in self.rows:
-            # NULL is \N; booleans as t/f
-            writerow([r"\N" if v is None else ("t" if v is True else "f" if v is False else v) for v in row])
-            count += 1
-            if count == self.batch:
+            lines.append(",".join(map(_csv_field, row)))
+            if len(lines) == self.batch:
                 break
         else:
             self.done = True
-        return self.buffer.getvalue()
+        return "\n".join(lines) + "\n" if lines else ""
 
     readline = read
 

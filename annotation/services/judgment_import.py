@@ -62,13 +62,22 @@ class ParsedJudgments:
     options: dict = field(default_factory=dict)
 
 
+def text_field(text: str, what: str, max_length: int) -> str:
+    """A text field of an imported line, refused when too long or holding what no database stores."""
+    if len(text) > max_length:
+        raise ValueError(f"{what} must be at most {max_length} characters, not {len(text)}")
+    if "\x00" in text or any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise ValueError(f"{what} must not contain NUL characters or lone surrogates")
+    return text
+
+
 def _number(text: str, what: str, low: float | None = None, high: float | None = None) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{what} must be a number, not {text!r}") from None
+        raise ValueError(f"{what} must be a number, not {text[:20]!r}") from None
     if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{what} must lie between {low:g} and {high:g}, not {text}")
+        raise ValueError(f"{what} must lie between {low:g} and {high:g}, not {text[:20]}")
     return value
 
 
@@ -94,11 +103,13 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
             item_type = WMT_DA_TYPES.get(record["type"])
             if item_type is None:
                 raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type']!r}")
-            if not re.fullmatch(r"-?\d+", record["sid"]):
-                raise ValueError(f"sid must be an integer, not {record['sid']!r}")
+            if not re.fullmatch(r"-?\d{1,10}", record["sid"]) or abs(int(record["sid"])) >= 2**31:
+                raise ValueError(f"sid must be an integer below 2^31, not {record['sid'][:20]!r}")
             rows.append(JudgmentRow(
-                hit=record["HITId"], worker=record["WorkerId"], item_type=item_type,
-                system=None if item_type == "reference" else record["sys_id"], segment=int(record["sid"]),
+                hit=text_field(record["HITId"], "HITId", 100), worker=text_field(record["WorkerId"], "WorkerId", 255),
+                item_type=item_type,
+                system=None if item_type == "reference" else text_field(record["sys_id"], "sys_id", 200),
+                segment=int(record["sid"]),
                 score=_number(record["score"], "score", 0, 100), seconds=_number(record["time"], "time", 0, 1e7),
             ))
             languages = languages if languages[0] else (record["Input.src"], record["Input.trg"])

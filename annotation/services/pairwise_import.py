@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ..protocols import all_protocols
 from .campaign_import import CampaignFileError
-from .judgment_import import JudgmentRow, ParsedJudgments
+from .judgment_import import JudgmentRow, ParsedJudgments, text_field
 from .text_lines import numbered_lines
 
 HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
@@ -20,7 +20,7 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
     """Validate a pairwise-csv file; `systems` = [A, B], the two systems compared (A is "first")."""
     errors: list[tuple[int, str]] = []
     if not systems or len(systems) != 2 or systems[0] == systems[1]:
-        raise CampaignFileError([(0, "pairwise-csv needs the two systems compared: --systems A,B")])
+        raise CampaignFileError([(0, "systems: pairwise-csv needs the two systems compared, e.g. A,B")])
     reader = csv.reader(text for _, text in numbered_lines(lines, errors))
     rows: list[JudgmentRow] = []
     criteria, units = set(), set()
@@ -45,6 +45,11 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
             problems.append(f"unit must be document or sentence, not {unit!r}")
         if not item:
             problems.append("item is empty")
+        for value, what, longest in ((rater, "rater", 255), (item, "item", 200)):
+            try:
+                text_field(value, what, longest)
+            except ValueError as exc:
+                problems.append(str(exc))
         if choice not in (*systems, "tie"):
             problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice!r}")
         if spam and spam not in systems:

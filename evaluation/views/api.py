@@ -28,6 +28,16 @@ WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], d
                                      description="Reliable workers only (docs/methods.md §4), or everyone.")
 
 
+class StatusChange(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["active", "paused", "closed"])
+
+
+class WorkerRef(serializers.Serializer):
+    """A worker by external id (DRF's CharField refuses NUL bytes and lone surrogates)."""
+
+    worker = serializers.CharField(max_length=255)
+
+
 def bad_request(detail: str) -> Response:
     return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
 
@@ -158,37 +168,40 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         except BadQuery as exc:
             return bad_request(str(exc))
 
-    @extend_schema(request=inline_serializer("StatusChange", {"status": serializers.ChoiceField(
-        choices=["active", "paused", "closed"])}), responses=CampaignSerializer)
+    @extend_schema(request=StatusChange, responses=CampaignSerializer)
     @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
     def status(self, request, slug=None):
         """Publish (active), pause or close the campaign."""
         campaign = self.get_object()
-        value = request.data.get("status")
-        if value not in ("active", "paused", "closed") or campaign.analysis_only:
-            return bad_request("status must be active, paused or closed (analysis-only campaigns stay closed)")
-        campaign.status = value
+        form = StatusChange(data=request.data)
+        form.is_valid(raise_exception=True)
+        if campaign.analysis_only:
+            return bad_request("analysis-only campaigns stay closed")
+        campaign.status = form.validated_data["status"]
         campaign.save(update_fields=["status"])
         return Response(self.get_serializer(campaign).data)
 
-    @extend_schema(request=inline_serializer("WorkerBlock", {"worker": serializers.CharField()}),
-                   responses=OpenApiTypes.OBJECT)
+    def _worker(self, request) -> Annotator | None:
+        form = WorkerRef(data=request.data)
+        form.is_valid(raise_exception=True)
+        return Annotator.objects.filter(external_id=form.validated_data["worker"]).first()
+
+    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
     def block(self, request, slug=None):
         """Keep a worker (external id) out of this campaign; their unfinished HITs end, judgments stay."""
         campaign = self.get_object()
-        annotator = Annotator.objects.filter(external_id=request.data.get("worker", "")).first()
+        annotator = self._worker(request)
         if annotator is None:
             return bad_request("no worker with that id")
         ended = assigning.block(campaign, annotator)
         return Response({"worker": annotator.external_id, "blocked": True, "hits_ended": ended})
 
-    @extend_schema(request=inline_serializer("WorkerUnblock", {"worker": serializers.CharField()}),
-                   responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
     def unblock(self, request, slug=None):
         campaign = self.get_object()
-        annotator = Annotator.objects.filter(external_id=request.data.get("worker", "")).first()
+        annotator = self._worker(request)
         if annotator is None:
             return bad_request("no worker with that id")
         assigning.unblock(campaign, annotator)
