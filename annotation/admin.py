@@ -1,22 +1,91 @@
-"""Admin for campaigns and what they hold; campaign files are uploaded from the campaign list."""
+"""Admin for campaigns and what they hold; campaign files are uploaded from the campaign list.
+
+Each campaign has one page (its change page): status, the annotators' link with a copy button, the
+results page and the API, progress, and the actions (publish, pause, close, preview) above its settings.
+"""
 from collections import Counter
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Count, Min, Sum
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 
-from .import_form import CampaignImportForm
-from .models import Annotator, Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, System
+from .import_form import CampaignImportForm, KeptUploads
+from .models import Annotator, Assignment, Campaign, Document, Hit, HitItem, ItemType, Judgment, Segment, System
 from .protocols import all_protocols
 from .protocols.options import union
 from .services import assignment as assigning
-from .services.campaign_import import MAX_REPORTED_ERRORS, CampaignFileError, import_campaign
+from .services.campaign_import import (
+    MAX_REPORTED_ERRORS,
+    CampaignFileError,
+    ReliabilityCapacity,
+    import_campaign,
+    reliability_capacity,
+)
+from .services.progress import EMPTY, campaign_counts
+
+#: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first.
+SHOWN = (("reference", "", True), ("source", "", True), ("candidate", "", False), ("A", "A", False),
+         ("B", "B", False))
+
+
+def _url(name: str, fallback: str, **kwargs) -> str:
+    """A route of another app by name, or its documented path if that app is not installed here."""
+    try:
+        return reverse(name, kwargs=kwargs)
+    except NoReverseMatch:
+        return fallback
+
+
+def campaign_links(request, campaign: Campaign) -> dict:
+    """The annotators' (crowd) link, absolute as the API's `crowd_link`, the results page and the API detail."""
+    crowd = reverse("annotation:crowd-start", args=[campaign.slug]) + "?worker_id="
+    return {
+        "crowd": None if campaign.analysis_only else request.build_absolute_uri(crowd),
+        "results": _url("results:campaign", f"/results/{campaign.slug}/", slug=campaign.slug),
+        "api": _url("campaign-detail", f"/api/campaigns/{campaign.slug}/", slug=campaign.slug),
+    }
+
+
+def capacity_of(campaign: Campaign) -> ReliabilityCapacity | None:
+    """The stored campaign's quality-control capacity (see `reliability_capacity`), from its HITs' bad references."""
+    per_hit = (HitItem.objects.filter(hit__campaign=campaign, item_type=ItemType.BAD_REF)
+               .values("hit_id").annotate(n=Count("pk")).order_by().values_list("n", flat=True))
+    pairs = list(per_hit)
+    hits = campaign.hits.count()
+    if len(pairs) < hits:  # a HIT without bad references
+        pairs += [0] * (hits - len(pairs))
+    return reliability_capacity(campaign.protocol_spec, qc_test=campaign.qc_test, qc_threshold=campaign.qc_threshold,
+                                options=campaign.options or {}, bad_pairs_per_hit=pairs,
+                                in_study=campaign.study_id is not None)
+
+
+def preview_systems(protocol, item, options: dict) -> str:
+    """The System column of the preview: the protocol's `preview_systems` (pairwise: which system is on side A
+    and which on B), else the system of the item's output."""
+    hook = getattr(protocol, "preview_systems", None)
+    if hook is not None:
+        return hook(item, options)
+    return item.output.system.name if item.output_id is not None else ""
+
+
+def text_blocks(shown: dict) -> list[dict]:
+    """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line)."""
+    blocks = []
+    for key, label, gray in SHOWN:
+        value = shown.get(key)
+        if value in (None, "", []):
+            continue
+        lines = [str(line) for line in value] if isinstance(value, (list, tuple)) else [str(value)]
+        blocks.append({"key": key, "label": label, "gray": gray, "lines": lines})
+    return blocks
 
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "protocol", "status", "redundancy", "hit_size", "created_at"]
+    list_display = ["name", "slug", "protocol", "status", "progress", "redundancy", "hit_size", "created_at"]
     list_filter = ["protocol", "status", "analysis_only"]
     search_fields = ["name", "slug"]
     readonly_fields = ["slug", "protocol", "seed", "hit_size", "options", "created_at"]
@@ -43,27 +112,85 @@ class CampaignAdmin(admin.ModelAdmin):
             return forms.ChoiceField(choices=option.choice_list, label=option.title, help_text=option.help)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
+    # The list: progress of the page's campaigns in three grouped queries ------------------------------
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        campaigns = list(changelist.result_list)  # evaluates the page's queryset once; its rows are reused
+        counts = campaign_counts(campaigns)
+        for campaign in campaigns:
+            campaign.progress_counts = counts[campaign.pk]
+        return changelist
+
+    @admin.display(description="progress")
+    def progress(self, campaign):
+        """Done HITs of all (done: by as many workers as the redundancy asks), and judgments."""
+        counts = getattr(campaign, "progress_counts", None) or campaign_counts([campaign])[campaign.pk]
+        if campaign.analysis_only:
+            return f"{counts['judgments']} judgments (imported)"
+        return f"{counts['hits_done']} / {counts['hits_total']} HITs done · {counts['judgments']} judgments"
+
+    # The campaign's page ----------------------------------------------------------------------------
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        campaign = self.get_object(request, object_id)
+        if campaign is not None:
+            extra_context = {**(extra_context or {}), **self._overview(request, campaign),
+                             "title": campaign.name, "subtitle": None}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _overview(self, request, campaign: Campaign) -> dict:
+        counts = campaign_counts([campaign]).get(campaign.pk, EMPTY)
+        items = campaign.hits.aggregate(items=Sum("size"), smallest=Min("size"))
+        needed = counts["hits_total"] * campaign.redundancy
+        return {
+            "links": campaign_links(request, campaign), "counts": counts,
+            "assignments_needed": needed, "judgments_needed": (items["items"] or 0) * campaign.redundancy,
+            "done_percent": round(100 * counts["assignments_done"] / needed) if needed else 0,
+            "status_help": STATUS_HELP.get(campaign.status, ""),
+        }
+
+    # Import -----------------------------------------------------------------------------------------
+
     def import_view(self, request):
-        form = CampaignImportForm(request.POST or None, request.FILES or None)
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            try:
-                result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"],
-                                         parsed=form.parsed)
-            except CampaignFileError as exc:
-                self._file_errors(form, exc)
-            else:
-                hits = f"{result.hits} HIT" + ("" if result.hits == 1 else "s")
-                if result.campaign.status == Campaign.Status.DRAFT:
-                    messages.success(request, f"Imported {result.campaign.name}: {hits}. It is a draft: "
-                                              "check the preview, then publish it.")
+        uploads = KeptUploads(request.session)
+        kept = uploads.get(request.POST.get("kept_file")) if request.method == "POST" else None
+        form = CampaignImportForm(request.POST or None, request.FILES or None, kept=kept)
+        if request.method == "POST":
+            upload = request.FILES.get("file")
+            if form.is_valid():
+                data = form.cleaned_data
+                source = upload or uploads.open(kept)
+                try:
+                    result = import_campaign(source, name=data["name"], protocol=data["protocol"],
+                                             parsed=form.parsed)
+                except CampaignFileError as exc:
+                    self._file_errors(form, exc)
+                    form.suggest(exc.suggestions)
                 else:
-                    messages.success(request, f"Imported {result.campaign.name}: {hits}. It is open to annotators.")
-                return redirect(reverse("admin:annotation_campaign_preview", args=[result.campaign.pk]))
+                    uploads.discard(kept)
+                    return self._imported(request, result)
+                finally:
+                    if source is not upload:
+                        source.close()
+            if upload is not None:  # keep the new file for the next submit
+                uploads.discard(kept)
+                form.kept = uploads.keep(upload)
         return render(request, "admin/annotation/campaign/import.html", {
             **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
             "title": "Import a campaign",
         })
+
+    def _imported(self, request, result):
+        campaign = result.campaign
+        hits = f"{result.hits} HIT" + ("" if result.hits == 1 else "s")
+        if campaign.status == Campaign.Status.DRAFT:
+            messages.success(request, f"Imported {campaign.name}: {hits}. It is a draft: check the preview, then "
+                                      "publish it.")
+        else:
+            messages.success(request, f"Imported {campaign.name}: {hits}. It is open to annotators.")
+        # result.warnings (weak quality control) are shown by the preview itself, computed from the stored HITs.
+        return redirect(reverse("admin:annotation_campaign_preview", args=[campaign.pk]))
 
     @staticmethod
     def _file_errors(form, exc: CampaignFileError):
@@ -78,26 +205,43 @@ class CampaignAdmin(admin.ModelAdmin):
             form.add_error("file", f"… and {len(exc.errors) - MAX_REPORTED_ERRORS} more problems")
         form.add_error(None, "The file was refused; nothing was imported.")
 
+    # Preview ----------------------------------------------------------------------------------------
+
     def preview_view(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)
         hit = campaign.hits.order_by("number").first()
         items = list(hit.items.select_related("output__system", "segment__document").order_by("position")) if hit \
             else []
         protocol = campaign.protocol_spec
-        rows = [{"item": item, "shown": protocol.item_payload(item)} for item in items]
+        options = campaign.options or {}
+        rows = [{"item": item, "blocks": text_blocks(protocol.item_payload(item)),
+                 "systems": preview_systems(protocol, item, options)} for item in items]
+        capacity = capacity_of(campaign) if hit else None
         return render(request, "admin/annotation/campaign/preview.html", {
             **self.admin_site.each_context(request), "campaign": campaign, "hit": hit, "rows": rows,
             "counts": Counter(item.item_type for item in items).most_common(), "hits": campaign.hits.count(),
+            "qc_warning": capacity.warning() if capacity else None, "links": campaign_links(request, campaign),
             "opts": self.model._meta, "title": f"Preview: {campaign.name}",
         })
 
+    # Status -----------------------------------------------------------------------------------------
+
     def status_view(self, request, pk: int):
-        get_object_or_404(Campaign, pk=pk)
+        campaign = get_object_or_404(Campaign, pk=pk)
+        page = reverse("admin:annotation_campaign_change", args=[pk])
         status = request.POST.get("status")
         if request.method != "POST" or status not in Campaign.Status.values:
-            return redirect(reverse("admin:annotation_campaign_change", args=[pk]))
-        self._set_status(request, Campaign.objects.filter(pk=pk), status)
-        return redirect(request.POST.get("next") or reverse("admin:annotation_campaign_change", args=[pk]))
+            return redirect(page)
+        if campaign.analysis_only:
+            messages.warning(request, f"{campaign.name} holds imported judgments only; its status stays as it is.")
+        else:
+            Campaign.objects.filter(pk=pk).update(status=status)
+            messages.success(request, f"{campaign.name} is now {Campaign.Status(status).label.lower()}.")
+        target = request.POST.get("next") or ""
+        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure()) or not target.startswith("/"):
+            target = page
+        return redirect(target)
 
     def _set_status(self, request, queryset, status: str):
         analysis_only = queryset.filter(analysis_only=True).count()
@@ -118,6 +262,14 @@ class CampaignAdmin(admin.ModelAdmin):
     @admin.action(description="Close")
     def close(self, request, queryset):
         self._set_status(request, queryset, Campaign.Status.CLOSED)
+
+
+STATUS_HELP = {
+    Campaign.Status.DRAFT: "Annotators cannot start yet: check the preview, then publish.",
+    Campaign.Status.ACTIVE: "Open: annotators who follow the link get a HIT.",
+    Campaign.Status.PAUSED: "Paused: the link refuses annotators until you publish again; judgments are kept.",
+    Campaign.Status.CLOSED: "Closed: the link refuses annotators; the results stay.",
+}
 
 
 @admin.register(Document)

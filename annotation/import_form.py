@@ -4,10 +4,18 @@ It holds every option of every protocol; each row names the protocols that use i
 static/annotation/import-form.js shows only the chosen protocol's rows (without JavaScript
 every row shows, its help saying which protocols use it). Validation is
 `Protocol.parse_options`, the same as for the API and `manage.py import_campaign`.
+
+A refused submit keeps its file on the server (`KeptUploads`): the researcher corrects one field
+and submits again without choosing the file anew.
 """
+import secrets
+import tempfile
+import time
 from decimal import Decimal
+from pathlib import Path
 
 from django import forms
+from django.conf import settings
 
 from .protocols import all_protocols, get_protocol, protocol_choices
 from .protocols.options import Option, OptionError, help_text, union
@@ -51,12 +59,14 @@ class CampaignImportForm(forms.Form):
 
     use_required_attribute = False  # hidden rows of other protocols must not block the browser's submit
 
-    file = forms.FileField(help_text="JSON Lines, one source segment a line.")
+    file = forms.FileField(required=False, help_text="JSON Lines, one source segment a line.")
     name = forms.CharField(max_length=200)
     protocol = forms.ChoiceField(choices=protocol_choices)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, kept: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        #: The file kept from a refused submit (`KeptUploads.get`), used when no new file is chosen.
+        self.kept = kept
         every = [p.name for p in all_protocols()]
         self.used_by: dict[str, list[str]] = {}
         for option, protocols in union(all_protocols()):
@@ -70,8 +80,19 @@ class CampaignImportForm(forms.Form):
         """The template's rows: each bound field with the protocols it applies to (none: every form)."""
         return [{"field": bound, "protocols": " ".join(self.used_by.get(bound.name, []))} for bound in self]
 
+    def suggest(self, suggestions: dict) -> None:
+        """Say next to each option what would fit the file, e.g. {"hit_size": 20} (None: nothing fits)."""
+        for name, value in suggestions.items():
+            if name in self.fields and value is not None:
+                fits = f"This file fills HIT sizes up to {value}." if name == "hit_size" else \
+                    f"A value that fits this file: {value}."
+                self.fields[name].help_text = f"{fits} {self.fields[name].help_text}"
+                self[name].help_text = self.fields[name].help_text  # a bound field copies it when made
+
     def clean(self):
         data = super().clean()
+        if not data.get("file") and not self.kept:
+            self.add_error("file", forms.Field.default_error_messages["required"])
         if not data.get("protocol"):
             return data
         protocol = get_protocol(data["protocol"])
@@ -82,3 +103,74 @@ class CampaignImportForm(forms.Form):
             for name, reason in exc.errors:
                 self.add_error(name if name in self.fields else None, reason)
         return data
+
+
+class KeptUploads:
+    """Campaign files kept on the server across refused submits, each under a random token that the
+    researcher's session holds (a token from another session finds nothing). The files live in
+    MEDIA_ROOT/temp/campaign-imports (the system's temporary folder when MEDIA_ROOT is unset); a successful
+    import deletes its file, and files older than `MAX_AGE` are swept whenever one is kept."""
+
+    SESSION_KEY = "campaign_import_uploads"
+    MAX_AGE = 24 * 3600
+    #: Files one session keeps at most (the oldest goes first).
+    PER_SESSION = 5
+
+    def __init__(self, session):
+        self.session = session
+
+    @staticmethod
+    def folder() -> Path:
+        base = Path(settings.MEDIA_ROOT) / "temp" if settings.MEDIA_ROOT else Path(tempfile.gettempdir()) / "mteval"
+        return base / "campaign-imports"
+
+    def _entries(self) -> dict:
+        return dict(self.session.get(self.SESSION_KEY, {}))
+
+    def _path(self, token: str) -> Path:
+        return self.folder() / token
+
+    def keep(self, upload) -> dict:
+        """Store `upload` (a Django UploadedFile) and return its entry: token, name, size."""
+        folder = self.folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        self._sweep(folder)
+        token = secrets.token_urlsafe(24)
+        with self._path(token).open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        entries = self._entries()
+        entries[token] = {"name": Path(upload.name or "campaign.jsonl").name[:200], "size": upload.size,
+                          "saved": time.time()}
+        for old in sorted(entries, key=lambda t: entries[t]["saved"])[:-self.PER_SESSION]:
+            self._path(old).unlink(missing_ok=True)
+            del entries[old]
+        self.session[self.SESSION_KEY] = entries
+        return {"token": token, **entries[token]}
+
+    def get(self, token: str | None) -> dict | None:
+        """The kept file of this session under `token`, if it is still there."""
+        entry = self._entries().get(token or "")
+        if entry is None or not self._path(token).is_file():
+            return None
+        return {"token": token, **entry}
+
+    def open(self, entry: dict):
+        return self._path(entry["token"]).open("rb")
+
+    def discard(self, entry: dict | None) -> None:
+        if not entry:
+            return
+        self._path(entry["token"]).unlink(missing_ok=True)
+        entries = self._entries()
+        entries.pop(entry["token"], None)
+        self.session[self.SESSION_KEY] = entries
+
+    def _sweep(self, folder: Path) -> None:
+        cutoff = time.time() - self.MAX_AGE
+        for path in folder.iterdir():
+            try:
+                if path.is_file() and path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError:
+                pass

@@ -14,4 +14,9 @@ class EvaluationConfig(AppConfig):
         # The import front-ends offer the registered reliability tests and presets (annotation never imports
         # evaluation).
         options.set_choices("qc_test", tests.choices)
+        # ...and what the import's sizing check needs to know of them: pairs per worker a test needs to pass
+        # anyone, and the drop it asks of a worker with so many pairs.
+        options.set_provider("min_pairs", tests.min_pairs)
+        options.set_provider("critical_drop", tests.critical_drop)
+        options.set_provider("threshold_in_use", tests.threshold_in_use)
         presets.install(options, tests)

@@ -58,6 +58,9 @@ class WorkerResult(models.Model):
         ordering = ["campaign", "worker"]
         constraints = [models.UniqueConstraint(fields=["campaign", "annotator"], name="worker_result_unique")]
 
+    def __str__(self):
+        return f"worker {self.worker}"
+
 
 class ResultTable(models.Model):
     """A result table stored whole as rows of JSON: what a family stores when it needs no table of its own."""

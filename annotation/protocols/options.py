@@ -5,8 +5,9 @@ validation are the same everywhere.
 `parse` turns raw values (strings from a command line or a multipart form, typed values from
 JSON) into the campaign's model fields and its `options` JSON, or raises one `OptionError`
 naming every bad field. Choices and defaults that another app knows (the reliability tests of
-`evaluation`) are filled in through `set_choices` / `set_default`: annotation never imports
-evaluation.
+`evaluation`) are filled in through `set_choices` / `set_default`, and what else it knows about
+them (how many quality-control pairs a test needs) through `set_provider`: annotation never
+imports evaluation.
 """
 from __future__ import annotations
 
@@ -194,6 +195,7 @@ class ParsedOptions:
 
 _choice_providers: dict[str, Callable[[], Iterable[tuple[str, str]]]] = {}
 _default_providers: dict[str, Callable[[dict], object]] = {}
+_providers: dict[str, Callable[..., object]] = {}
 
 
 def set_choices(key: str, provider: Callable[[], Iterable[tuple[str, str]]]) -> None:
@@ -205,6 +207,17 @@ def set_default(name: str, provider: Callable[[dict], object]) -> None:
     """Compute the default of option `name` (declared with default None) from the other parsed values
     (and `"_protocol"`, the protocol's name), in the order the options are declared."""
     _default_providers[name] = provider
+
+
+def set_provider(name: str, function: Callable[..., object]) -> None:
+    """Let another app answer a named question about the options' values, e.g. "min_pairs": how many
+    quality-control pairs per worker a reliability test needs (see `provider`)."""
+    _providers[name] = function
+
+
+def provider(name: str) -> Callable[..., object] | None:
+    """The function another app set for `name`, or None when nobody did (annotation then skips what needs it)."""
+    return _providers.get(name)
 
 
 def number_text(value) -> str:

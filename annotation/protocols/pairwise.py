@@ -105,6 +105,14 @@ class Pairwise(Protocol):
         return {"unit": payload.get("unit"), "system_A": shown["A"], "system_B": shown["B"],
                 "preferred": shown.get(row["choice"], row["choice"]), "doc_id": row["doc_id"] or payload.get("doc_id")}
 
+    def preview_systems(self, item, options: dict) -> str:
+        """Which of the campaign's systems is on side A and which on B (`left` 0: the first system on A), and
+        which side a spam item shuffled."""
+        shown = self.export_values(item.payload, options, {"choice": "", "doc_id": ""})
+        text = f"A: {shown['system_A']}\nB: {shown['system_B']}"
+        spam = item.payload.get("spam_side")
+        return f"{text}\n({spam} shuffled)" if spam else text
+
     def item_payload(self, item) -> dict:
         stored = item.payload
         payload = {"id": item.id, "protocol": self.name, "unit": stored["unit"], "A": stored["A"],

@@ -73,13 +73,42 @@ class ItemPlan:
     payload: dict = field(default_factory=dict)
 
 
+MIN_HIT_SIZE, MAX_HIT_SIZE = 2 * SET_SIZE, 200
+
+
 class HitPlanError(ValueError):
-    """The campaign cannot be laid out into HITs; the message says why."""
+    """The campaign cannot be laid out into HITs; the message says why, `field` names the import option to
+    change (None: the file itself) and `suggestion` a value of it that would fit."""
+
+    def __init__(self, message: str, field: str | None = None, suggestion: object = None):
+        super().__init__(message)
+        self.field = field
+        self.suggestion = suggestion
 
 
 def check_hit_size(hit_size: int) -> None:
-    if hit_size % (2 * SET_SIZE) or not 2 * SET_SIZE <= hit_size <= 200:
-        raise HitPlanError(f"HIT size must be a multiple of 20 between 20 and 200, not {hit_size}")
+    if hit_size % (2 * SET_SIZE) or not MIN_HIT_SIZE <= hit_size <= MAX_HIT_SIZE:
+        raise HitPlanError(f"HIT size must be a multiple of 20 between 20 and 200, not {hit_size}", "hit_size")
+
+
+def largest_hit_size(n_outputs: int) -> int | None:
+    """The largest HIT size whose distinct system outputs a file of `n_outputs` fills; None if not even the
+    smallest HIT (20 items, 14 outputs)."""
+    pairs_of_sets = min(n_outputs // OUTPUTS_PER_SET_PAIR, MAX_HIT_SIZE // (2 * SET_SIZE))
+    return pairs_of_sets * 2 * SET_SIZE or None
+
+
+def too_few_outputs(outputs: Sequence[OutputRef], hit_size: int) -> str:
+    """Why `outputs` cannot fill a HIT of `hit_size`, and the HIT size that fits them."""
+    segments, systems = len({o.segment_id for o in outputs}), len({o.system_id for o in outputs})
+    reason = (f"a HIT of {hit_size} items needs at least {distinct_outputs_per_hit(hit_size)} system outputs "
+              f"(segments × systems); the file has {len(outputs)} ({segments} segment{'s' * (segments != 1)} × "
+              f"{systems} system{'s' * (systems != 1)})")
+    fits = largest_hit_size(len(outputs))
+    if fits is None:
+        return (f"{reason}, too few for any HIT: the smallest, {MIN_HIT_SIZE} items, needs "
+                f"{OUTPUTS_PER_SET_PAIR}. Add segments or systems.")
+    return f"{reason}. The largest HIT size this file fills is {fits}."
 
 
 def distinct_outputs_per_hit(hit_size: int) -> int:
@@ -92,7 +121,7 @@ def deal_outputs(outputs: Sequence[OutputRef], per_hit: int, rng: random.Random)
     if len(outputs) < per_hit:
         raise HitPlanError(
             f"a HIT of this size needs at least {per_hit} system outputs (segments × systems); "
-            f"the campaign has {len(outputs)}"
+            f"the campaign has {len(outputs)}", "hit_size"
         )
     by_system: dict[int, list[OutputRef]] = {}
     for output in outputs:
@@ -197,4 +226,6 @@ def plan_da_hits(
 ) -> list[list[ItemPlan]]:
     """Plan every HIT of a campaign; each output appears in exactly one HIT where the pool allows."""
     per_hit = distinct_outputs_per_hit(hit_size)
+    if len(outputs) < per_hit:
+        raise HitPlanError(too_few_outputs(outputs, hit_size), "hit_size", largest_hit_size(len(outputs)))
     return [plan_da_hit(group, degrade, hit_size, rng) for group in deal_outputs(outputs, per_hit, rng)]

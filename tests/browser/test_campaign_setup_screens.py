@@ -202,10 +202,12 @@ def test_a_researcher_imports_previews_publishes_and_pauses_a_campaign(live_serv
     page.mouse.move(0, 0)
     page.screenshot(path=str(DOCS / "setup-preview.png"))
 
-    # Publish from the preview.
+    # Publish from the preview: the researcher lands on the campaign's page, with its links.
     page.click("#publish")
+    expect(page).to_have_url(f"{base}/admin/annotation/campaign/{campaign.pk}/change/")
     expect(page.locator("#campaign-status")).to_have_text("Active")
-    assert "1 campaign(s) now active." in _status_message(page)
+    assert "News de-en 2024, adequacy is now active." in _status_message(page)
+    expect(page.locator("#crowd-link")).to_have_value(f"{base}/c/{campaign.slug}/start/?worker_id=")
     campaign.refresh_from_db()
     assert campaign.status == Campaign.Status.ACTIVE
     expect(page.locator("#publish")).to_have_count(0)
@@ -237,13 +239,11 @@ def test_a_researcher_imports_previews_publishes_and_pauses_a_campaign(live_serv
         assert worker.text_content("#context-text") in {r["reference"] for r in records}
         assert worker_errors == []
 
-        # Pause from the campaign's change page: the crowd link now refuses, new and known workers alike.
-        page.get_by_role("link", name="Edit settings").click()
-        expect(page).to_have_url(f"{base}/admin/annotation/campaign/{campaign.pk}/change/")
+        # Pause from the campaign's page: the crowd link now refuses, new and known workers alike.
         expect(page.locator("#content")).to_contain_text("Status: Active")
         page.get_by_role("button", name="Pause").click()
         expect(page.locator("#content")).to_contain_text("Status: Paused")
-        assert "1 campaign(s) now paused." in _status_message(page)
+        assert "News de-en 2024, adequacy is now paused." in _status_message(page)
         campaign.refresh_from_db()
         assert campaign.status == Campaign.Status.PAUSED
         for worker_id in ("y", "x"):

@@ -30,6 +30,9 @@ class SystemResult(models.Model):
         ordering = ["campaign", "workers", "rank"]
         constraints = [models.UniqueConstraint(fields=["campaign", "workers", "system"], name="system_result_unique")]
 
+    def __str__(self):
+        return f"{self.system} ({self.get_workers_display().lower()})"
+
 
 class SignificanceResult(models.Model):
     """The one-sided Wilcoxon rank-sum matrix between systems (docs/methods.md §5)."""
@@ -43,3 +46,6 @@ class SignificanceResult(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "workers"], name="significance_unique")]
+
+    def __str__(self):
+        return f"significance ({self.get_workers_display().lower()})"

@@ -27,3 +27,6 @@ class PairwiseResult(models.Model):
 
     class Meta:
         ordering = ["campaign", "criterion", "unit", "rater"]
+
+    def __str__(self):
+        return f"{self.criterion}, {self.unit}: {self.rater or 'all raters'}"
