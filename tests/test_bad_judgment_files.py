@@ -31,8 +31,8 @@ def test_bad_wmt_da_lines_are_refused_whole(row, reason):
 
 
 def test_a_hit_id_spelled_like_copys_null_is_kept_as_text():
-    campaign = import_judgments(wmt(r"\N w1 de en 1 1 sysA 1 SYSTEM 4 60 10", r"\N w1 de en 1 1 sysA 1 BAD_REF 4 20 10"),
-                                fmt="wmt-da", name="Null-looking").campaign
+    lines = wmt(r"\N w1 de en 1 1 sysA 1 SYSTEM 4 60 10", r"\N w1 de en 1 1 sysA 1 BAD_REF 4 20 10")
+    campaign = import_judgments(lines, fmt="wmt-da", name="Null-looking").campaign
     assert list(campaign.hits.values_list("external_id", flat=True)) == [r"\N"]
     assert Judgment.objects.filter(campaign=campaign).count() == 2
 

@@ -1,33 +1,8 @@
-"""Progress counts of campaigns, a fixed number of grouped queries for any number of campaigns."""
-from django.db.models import Count, Max, Min, Q
+"""Progress over time of a campaign, two grouped queries (counts per campaign: annotation.services.progress)."""
+from django.db.models import Count, Max, Min
 from django.db.models.functions import TruncDay, TruncHour
 
-from annotation.models import Assignment, Campaign, Hit, Judgment
-
-
-def campaign_counts(campaigns: list[Campaign]) -> dict[int, dict]:
-    """Per campaign id: HITs total / with an active worker / done by all their workers, assignments, judgments."""
-    ids = [c.pk for c in campaigns]
-    redundancy = {c.pk: c.redundancy for c in campaigns}
-    counts = {pk: {"hits_total": 0, "hits_assigned": 0, "hits_done": 0, "assignments_active": 0,
-                   "assignments_done": 0, "judgments": 0} for pk in ids}
-    for row in Hit.objects.filter(campaign_id__in=ids).values("campaign_id").annotate(n=Count("pk")):
-        counts[row["campaign_id"]]["hits_total"] = row["n"]
-    per_hit = (
-        Assignment.objects.filter(campaign_id__in=ids)
-        .values("campaign_id", "hit_id")
-        .annotate(active=Count("pk", filter=Q(status=Assignment.Status.ACTIVE)),
-                  done=Count("pk", filter=Q(status=Assignment.Status.COMPLETED)))
-    )
-    for row in per_hit:
-        entry = counts[row["campaign_id"]]
-        entry["assignments_active"] += row["active"]
-        entry["assignments_done"] += row["done"]
-        entry["hits_assigned"] += row["active"] > 0
-        entry["hits_done"] += row["done"] >= redundancy[row["campaign_id"]]
-    for row in Judgment.objects.filter(campaign_id__in=ids).values("campaign_id").annotate(n=Count("pk")):
-        counts[row["campaign_id"]]["judgments"] = row["n"]
-    return counts
+from annotation.models import Assignment, Campaign, Judgment
 
 
 def progress_timeline(campaign: Campaign) -> dict:

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from annotation.models import Annotator, Campaign
 from annotation.services import assignment as assigning
+from annotation.services.progress import campaign_counts
 
 from ..families import BadQuery, all_endpoints, family_of
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
@@ -19,7 +20,6 @@ from ..serializers import CampaignSerializer
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.csv_export import csv_response
 from ..services.export import as_csv, as_json, columns_for, judgment_rows
-from ..services.progress import campaign_counts
 from ..services.results_read import freshness, z_lookup
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
