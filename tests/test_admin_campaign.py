@@ -436,3 +436,24 @@ def test_import_warnings_reach_the_researcher(admin_client):
     response = admin_client.post(IMPORT_URL, form(lines, hit_size=20, redundancy=3), follow=True)
     page = response.content.decode()
     assert page.count("Quality control is weak") == 1  # in the preview the import leads to
+
+
+def test_import_warnings_reach_the_command_line_and_the_api(api, tmp_path):
+    """A weak quality-control set-up is imported with the same warning the admin preview shows."""
+    import json as _json
+
+    from django.core.management import call_command
+
+    from .conftest import campaign_lines
+
+    path = tmp_path / "pilot.jsonl"
+    path.write_text("\n".join(campaign_lines(5, ("s1", "s2", "s3"))) + "\n")
+    out = __import__("io").StringIO()
+    call_command("import_campaign", str(path), "--name", "Pilot CLI", "--protocol", "adequacy", "--hit-size", "20",
+                 stdout=out)
+    printed = _json.loads(out.getvalue())
+    assert printed["hits"] >= 1 and printed["warnings"] and "pairs" in printed["warnings"][0]
+    with path.open("rb") as handle:
+        answer = api.post("/api/campaigns/", {"file": handle, "name": "Pilot API", "protocol": "adequacy",
+                                              "hit_size": "20"}, format="multipart")
+    assert answer.status_code == 201 and answer.json()["warnings"] == printed["warnings"]

@@ -33,7 +33,8 @@ class ImportActions:
             result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"], parsed=data["parsed"])
         except CampaignFileError as exc:
             return file_error_response(exc)
-        return Response({"campaign": result.campaign.slug, "hits": result.hits}, status=status.HTTP_201_CREATED)
+        return Response({"campaign": result.campaign.slug, "hits": result.hits,
+                         **({"warnings": result.warnings} if result.warnings else {})}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request={"multipart/form-data": JudgmentImportSerializer}, responses={201: JudgmentsImported})
     @action(detail=False, methods=["post"], url_path="import-judgments")

@@ -47,4 +47,5 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:
             raise CommandError(f"refused {opts['file']}: {exc}") from None
-        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "hits": result.hits}))
+        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "hits": result.hits,
+                                      **({"warnings": result.warnings} if result.warnings else {})}))
