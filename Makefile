@@ -4,8 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Where `make run` serves: `make run PORT=8001`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS too).
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
-.PHONY: run test lint bench install services
+.PHONY: run test lint bench install
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +16,20 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP)
+# Development settings, read by config/settings.py: a generated SECRET_KEY and DEBUG=1, so that every
+# manage.py command works without extra variables. Written only when there is no .env (noclobber: an
+# existing one is never overwritten, even by two makes at once); git-ignored.
+.env:
+	@key=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))') && \
+	  (umask 077 && set -C && printf 'SECRET_KEY=%s\nDEBUG=1\n' "$$key" > $@)
+	@echo "Wrote $@ for development: a generated SECRET_KEY and DEBUG=1."
 
-run: $(STAMP)
+install: $(STAMP) .env
+
+run: $(STAMP) .env
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	DEBUG=1 $(BIN)/python manage.py load_demo
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 $(BIN)/python manage.py load_demo --base-url http://$(HOST):$(PORT)
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -26,5 +37,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# The benchmark's gunicorn runs with DEBUG=0, which needs the collected static files (config/checks.py).
 bench: $(STAMP)
+	DEBUG=0 SECRET_KEY=bench ALLOWED_HOSTS=localhost $(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python benchmarks/annotate.py

@@ -1,9 +1,13 @@
-"""Settings, read from environment variables (django-environ).
+"""Settings, read from environment variables (django-environ) and from `.env` in the project folder.
 
 Development defaults are safe and self-contained: SQLite in the project folder,
-Celery tasks run in-process. With DEBUG off the settings fail closed: a missing
-SECRET_KEY or ALLOWED_HOSTS stops start-up instead of running insecurely.
+Celery tasks run in-process. `make install` and `make run` write a git-ignored `.env` with a
+generated SECRET_KEY and DEBUG=1 when there is none, so every README command works as written.
+With DEBUG off the settings fail closed: a missing SECRET_KEY or ALLOWED_HOSTS stops start-up
+instead of running insecurely, and serving without collected static files stops start-up too
+(config/checks.py).
 """
+import sys
 from pathlib import Path
 
 import environ
@@ -37,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "config.apps.ProjectConfig",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
@@ -77,7 +82,21 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# Persistent connections: `runserver` serves every request on a new thread, and each thread opens
+# its own connection; kept for 60 s they pile up on PostgreSQL (they close only when the garbage
+# collector gets to the finished threads) until "too many clients already". Every other process
+# here (gunicorn's sync workers, Celery, management commands) is one thread reusing one connection,
+# where keeping it pays: a connection costs a round trip or more and judging_sql prepares its
+# statements once per connection. So the default is 0 under runserver and 60 elsewhere; an explicit
+# CONN_MAX_AGE always wins (docker-compose.yml sets 60). We detect the command rather than default
+# to 0 everywhere so that a deployment that starts gunicorn without docker-compose keeps its
+# persistent connections. `manage.py runserver`, `django-admin runserver` and `python -m django
+# runserver` (and the autoreloader's child process) all have "runserver" as their first argument.
+_RUNSERVER = sys.argv[1:2] == ["runserver"]
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if _RUNSERVER else 60)
+# A kept connection that died (PostgreSQL restarted, a proxy's idle timeout) is found by one cheap
+# round trip at its first use in a request and replaced, instead of failing that request with a 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Wait for a writer instead of failing at once when annotators submit together.
@@ -96,7 +115,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# `collectstatic` writes here; with DEBUG off the pages name the hashed files listed in its
+# staticfiles.json, and start-up stops with a message when it is missing (config/checks.py).
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
