@@ -7,12 +7,26 @@ The database enforces what must never happen: one judgment per assignment and it
 one assignment per worker and HIT, scores inside [0, 100].
 """
 import secrets
+import string
+from urllib.parse import quote
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
 from .protocols import protocol_choices
+from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
+
+#: Where Mechanical Turk's `turkSubmitTo` may point (production and sandbox); a start link naming anything else
+#: is not believed, so a completion URL never sends a worker's code to a host the researcher did not choose.
+MTURK_SUBMIT_TO = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+
+
+def validate_completion_url(value: str) -> None:
+    problem = completion_url_problem(value) if value else None
+    if problem:
+        raise ValidationError(f"The completion URL {problem}.")
 
 
 class Study(models.Model):
@@ -81,6 +95,12 @@ class Campaign(models.Model):
     completion_code = models.CharField(
         max_length=64, blank=True, help_text="One code for every worker (e.g. Prolific's); random per HIT if empty."
     )
+    completion_url = models.CharField(
+        max_length=500, blank=True, validators=[validate_completion_url],
+        help_text="Where a crowd worker who finishes a HIT is sent with their code, e.g. "
+                  "https://app.prolific.com/submissions/complete?cc={code} (docs/api.md §8); the code is only shown "
+                  "if empty.",
+    )
     payment_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     require_qualification = models.BooleanField(
         default=False, help_text="Ask crowd workers for their native language and country before their first HIT."
@@ -123,6 +143,24 @@ class Campaign(models.Model):
     @property
     def accepts_annotators(self):
         return self.status == self.Status.ACTIVE and not self.analysis_only
+
+    def completion_link(self, code: str, entry: dict | None) -> str:
+        """The completion URL of a worker who came in through the crowd link with `entry` (Assignment.entry) and
+        finished with `code`; '' without a template, for in-house annotators, or when the template needs a value
+        their start link did not carry (MTurk's assignmentId, say). Values are URL-encoded; {turk_submit_to}
+        stands only for one of MTurk's own hosts."""
+        template = self.completion_url
+        if not template or not entry or not code or completion_url_problem(template):
+            return ""
+        values = {name: str(entry.get(name) or "") for name in COMPLETION_PLACEHOLDERS}
+        values["code"] = code
+        used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+        if any(not values[name] for name in used):
+            return ""
+        if "turk_submit_to" in used and values["turk_submit_to"] not in MTURK_SUBMIT_TO:
+            return ""
+        return template.format(**{name: value if name == "turk_submit_to" else quote(value, safe="")
+                                  for name, value in values.items()})
 
 
 class Document(models.Model):
@@ -280,6 +318,12 @@ class Assignment(models.Model):
     last_activity_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=64, blank=True)
+    entry = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the crowd market put into the start link the worker last came in by (worker_id; MTurk's "
+                  "assignment_id, hit_id, turk_submit_to; Prolific's study_id, session_id), for the completion URL. "
+                  "Empty for in-house annotators.",
+    )
 
     class Meta:
         ordering = ["campaign", "hit", "started_at"]

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 import random
+import string
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import options as opts
 from .options import Option, ParsedOptions
@@ -55,6 +57,53 @@ def require_number(body: dict, key: str, low: float, high: float) -> float:
     return float(value)
 
 
+#: What a completion URL may contain: the completion code and what the crowd market put into the start link
+#: (docs/api.md §8). {turk_submit_to} (MTurk's `turkSubmitTo`) may only open the URL, as its whole host.
+COMPLETION_PLACEHOLDERS = ("code", "worker_id", "assignment_id", "hit_id", "turk_submit_to", "study_id", "session_id")
+COMPLETION_URL_EXAMPLE = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def placeholder_list() -> str:
+    return ", ".join("{" + name + "}" for name in COMPLETION_PLACEHOLDERS)
+
+
+def completion_url_problem(template: str) -> str | None:
+    """Why `template` cannot be a campaign's completion URL, or None if it can: an http(s) URL whose scheme and host
+    are written out (or come whole from MTurk's {turk_submit_to}), with only known placeholders."""
+    known = placeholder_list()
+    if any(c.isspace() for c in template):
+        return "must not contain spaces"
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template)
+                  if name is not None]
+    except ValueError:
+        return f"has an unmatched {{ or }}; the placeholders are {known}"
+    for name, spec, conversion in fields:
+        if name not in COMPLETION_PLACEHOLDERS:
+            return f"has an unknown placeholder {{{name}}}; the placeholders are {known}"
+        if spec or conversion:
+            return f"has a formatted placeholder; write {{{name}}} alone"
+    if template.startswith("{turk_submit_to}"):
+        rest = template[len("{turk_submit_to}"):]
+        if not rest.startswith("/") or "{turk_submit_to}" in rest:
+            return "must go on with a path after {turk_submit_to}, e.g. {turk_submit_to}/mturk/externalSubmit?" \
+                   "assignmentId={assignment_id}&code={code}"
+        return None
+    parts = urlsplit(template)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"must be an http(s) URL, e.g. {COMPLETION_URL_EXAMPLE}"
+    if "{" in parts.netloc or "}" in parts.netloc or "{turk_submit_to}" in template:
+        return "must name its host itself (only {turk_submit_to} may stand for it, at the start)"
+    return None
+
+
+def check_common(values: dict) -> list[tuple[str, str]]:
+    """Problems with the common options' values, as (field name, reason)."""
+    template = values.get("completion_url")
+    problem = completion_url_problem(template) if template else None
+    return [("completion_url", problem)] if problem else []
+
+
 #: The import options every protocol takes; each protocol adds its own (`own_options`).
 COMMON_OPTIONS = (
     Option("redundancy", "int", 1, "Distinct workers per HIT.", minimum=1, maximum=1000),
@@ -71,6 +120,11 @@ COMMON_OPTIONS = (
            minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2),
     Option("completion_code", "str", "", "One code for every worker (e.g. Prolific's); random per HIT if empty.",
            max_length=64),
+    Option("completion_url", "str", None, "Where a crowd worker who finishes a HIT is sent, with their code: an "
+           f"http(s) URL with placeholders, e.g. {COMPLETION_URL_EXAMPLE} (Prolific) or {{turk_submit_to}}/mturk/"
+           "externalSubmit?assignmentId={assignment_id}&code={code} (MTurk); the placeholders are "
+           f"{placeholder_list()}. If empty, the code is only shown.",
+           max_length=500),
     Option("require_qualification", "bool", False, "Ask crowd workers for their native language and country "
            "before their first HIT."),
     Option("required_native_language", "str", "", "Only workers who declare this native language (e.g. English) "
@@ -116,7 +170,8 @@ class Protocol:
         """Validate raw option values (strings or typed); raises `OptionError` naming every bad field.
 
         `defaults` overrides option defaults for one front-end (the admin imports drafts)."""
-        return opts.parse(self.name, self.option_fields(), raw, defaults=defaults, check=self.check_parsed)
+        return opts.parse(self.name, self.option_fields(), raw, defaults=defaults,
+                          check=lambda values: check_common(values) + self.check_parsed(values))
 
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         """Problems with the protocol's options for this campaign's file, each message starting with the

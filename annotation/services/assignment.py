@@ -13,11 +13,17 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from ..models import Annotator, Assignment, Campaign, Hit
+from ..models import MTURK_SUBMIT_TO, Annotator, Assignment, Campaign, Hit
 
 WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
 #: URL parameters that carry a worker id, and which market each one means.
 WORKER_ID_PARAMETERS = (("worker_id", "crowd"), ("PROLIFIC_PID", "prolific"), ("workerId", "mturk"))
+#: Other start-link parameters kept with the HIT for the completion URL: MTurk's ExternalQuestion adds
+#: assignmentId, hitId and turkSubmitTo; Prolific can add STUDY_ID and SESSION_ID.
+ENTRY_PARAMETERS = (("assignmentId", "assignment_id"), ("hitId", "hit_id"), ("STUDY_ID", "study_id"),
+                    ("SESSION_ID", "session_id"))
+#: What MTurk puts in place of the assignment id while a worker only previews the HIT.
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
 class NoHitAvailable(Exception):
@@ -38,6 +44,22 @@ def worker_from_query(params) -> tuple[str, str] | None:
                 raise InvalidWorkerId("a worker id is 1-255 letters, digits or . @ : + - _")
             return value, market
     return None
+
+
+def entry_from_query(params, worker_id: str) -> dict:
+    """What the start link carried besides the worker id, for the completion URL (Assignment.entry).
+
+    Values that are not plain ids are dropped, MTurk's preview placeholder too, and `turkSubmitTo` is kept only
+    when it is one of MTurk's own hosts (the link is the worker's to edit)."""
+    entry = {"worker_id": worker_id}
+    for key, name in ENTRY_PARAMETERS:
+        value = (params.get(key) or "").strip()
+        if WORKER_ID_PATTERN.match(value) and value != MTURK_PREVIEW:
+            entry[name] = value
+    submit_to = (params.get("turkSubmitTo") or "").strip().rstrip("/")
+    if submit_to in MTURK_SUBMIT_TO:
+        entry["turk_submit_to"] = submit_to
+    return entry
 
 
 def crowd_annotator(external_id: str, market: str) -> Annotator:
@@ -64,17 +86,20 @@ def _live(cutoff) -> Q:
     return Q(status=Assignment.Status.COMPLETED) | Q(status=Assignment.Status.ACTIVE, last_activity_at__gte=cutoff)
 
 
-def assign(campaign: Campaign, annotator: Annotator) -> Assignment:
-    """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable."""
+def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None) -> Assignment:
+    """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable.
+
+    `entry` (crowd workers: what their start link carried, see `entry_from_query`) is kept with the HIT, the
+    latest one when a worker comes back, for the completion URL."""
     current = (
         Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
         .order_by("started_at").first()
-    )
+    ) or _resume_abandoned(campaign, annotator)
     if current is not None:
+        if entry is not None and current.entry != entry:
+            current.entry = entry
+            Assignment.objects.filter(pk=current.pk).update(entry=entry)
         return current
-    resumed = _resume_abandoned(campaign, annotator)
-    if resumed is not None:
-        return resumed
     protocol = campaign.protocol_spec
     seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
                 .values_list("exposure", flat=True))
@@ -92,7 +117,7 @@ def assign(campaign: Campaign, annotator: Annotator) -> Assignment:
         if not candidates:
             raise NoHitAvailable
         for hit_id in candidates[:10]:
-            assignment = _claim(campaign, hit_id, annotator, cutoff)
+            assignment = _claim(campaign, hit_id, annotator, cutoff, entry or {})
             if assignment is not None:
                 return assignment
     raise NoHitAvailable
@@ -121,7 +146,7 @@ def _resume_abandoned(campaign: Campaign, annotator: Annotator) -> Assignment | 
     return left
 
 
-def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff) -> Assignment | None:
+def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry: dict) -> Assignment | None:
     """Lock the HIT, release its idle assignments, and take a free place if one is left."""
     with transaction.atomic():
         hit = Hit.objects.select_for_update(skip_locked=True).filter(pk=hit_id).first()
@@ -134,9 +159,16 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff) -> Ass
             return None
         try:
             with transaction.atomic():
-                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator)
+                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry)
         except IntegrityError:
             return None
+
+
+def finished(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
+    """The worker's completed HITs of this campaign that have a completion code, in the order they finished."""
+    return list(Assignment.objects.filter(campaign=campaign, annotator=annotator,
+                                          status=Assignment.Status.COMPLETED).exclude(completion_code="")
+                .select_related("campaign").order_by("completed_at", "pk"))
 
 
 def block(campaign: Campaign, annotator: Annotator) -> int:

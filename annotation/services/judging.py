@@ -8,6 +8,11 @@ answer arrives. Each request runs a fixed number of queries, whatever the progre
 reads once (and writes once more only to start the clock of a HIT's first item); a POST
 reads once and writes once (judging_sql.py; the write is two statements off PostgreSQL), and
 reads again only if a parallel request for the same assignment got there first.
+
+A paused or closed campaign takes effect at the next request of a HIT in progress: the
+campaign's status comes with the same read, so checking it costs nothing, and the write's
+guard re-checks it, so nothing is stored once a pause or close is committed. A finished
+HIT keeps answering its done state (its completion code is never withheld).
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import Assignment, HitItem, Judgment
+from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import judgments_recorded
@@ -27,6 +32,20 @@ from .judging_sql import Snapshot
 
 class AssignmentGone(Exception):
     """The worker stayed idle past the timeout and the HIT went to someone else."""
+
+
+PAUSED_TEXT = "This campaign is paused; your work so far is saved. Come back later."
+CLOSED_TEXT = "This campaign has closed; your judgments are saved."
+
+
+class CampaignHalted(Exception):
+    """The campaign of an unfinished HIT is paused (or not yet published) or closed: nothing is served or stored.
+    `state` is the HIT's progress (`position`, `total`, `done`: false), without the item."""
+
+    def __init__(self, closed: bool, state: dict):
+        super().__init__(CLOSED_TEXT if closed else PAUSED_TEXT)
+        self.closed = closed
+        self.state = state
 
 
 class Conflict(Exception):
@@ -50,7 +69,30 @@ def load(token: str) -> Snapshot | None:
 
 def _done_state(assignment: Assignment) -> dict:
     total = assignment.hit.size
-    return {"position": total, "total": total, "done": True, "completion_code": assignment.completion_code}
+    campaign = assignment.campaign
+    code = assignment.completion_code
+    state = {"position": total, "total": total, "done": True, "completion_code": code,
+             "completion_url": campaign.completion_link(code, assignment.entry) or None}
+    if campaign.status == Campaign.Status.CLOSED:
+        state.update(closed=True, detail=CLOSED_TEXT)
+    return state
+
+
+def _check_open(assignment: Assignment) -> None:
+    """Raise CampaignHalted or AssignmentGone for an assignment that may not go on now; finished HITs pass.
+
+    Closed comes first (it is true for everyone, the idle worker too); a worker who lost the HIT is told so
+    before a pause, which their HIT would not outlast anyway."""
+    status = assignment.campaign.status
+    done = assignment.position >= assignment.hit.size
+    progress = {"position": min(assignment.position + 1, assignment.hit.size), "total": assignment.hit.size,
+                "done": False}
+    if not done and status == Campaign.Status.CLOSED:
+        raise CampaignHalted(True, progress)
+    if assignment.status == Assignment.Status.ABANDONED:
+        raise AssignmentGone
+    if not done and status != Campaign.Status.ACTIVE:
+        raise CampaignHalted(False, progress)
 
 
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
@@ -67,10 +109,11 @@ def state_of(snapshot: Snapshot) -> dict:
 
 
 def serve(snapshot: Snapshot) -> dict:
-    """The current state; starts the clock of the current item if it has not started."""
+    """The current state; starts the clock of the current item if it has not started.
+
+    Raises AssignmentGone (410) and CampaignHalted (paused 423, closed 410)."""
     assignment = snapshot.assignment
-    if assignment.status == Assignment.Status.ABANDONED:
-        raise AssignmentGone
+    _check_open(assignment)
     if assignment.position < assignment.hit.size and assignment.item_served_at is None:
         now = timezone.now()
         Assignment.objects.filter(pk=assignment.pk, item_served_at__isnull=True).update(
@@ -86,10 +129,11 @@ def completion_code_for(assignment: Assignment) -> str:
 def submit(token: str, body) -> Answer | None:
     """Store the answer to the current item. None if the token is unknown.
 
-    Raises JudgmentError (malformed, 400), Conflict (not the current item, 409) and
-    AssignmentGone (410). The write only succeeds if the assignment is still where it was
-    read; if a parallel request for the same assignment moved it first, the answer is
-    judged again against the new state (typically a replay of the one just stored).
+    Raises JudgmentError (malformed, 400), Conflict (not the current item, 409),
+    AssignmentGone (410) and CampaignHalted (paused 423, closed 410). The write only
+    succeeds if the assignment is still where it was read and the campaign still active;
+    if a parallel request for the same assignment moved it first, the answer is judged
+    again against the new state (typically a replay of the one just stored).
     """
     item_id = require_item_id(body)
     # After losing to a parallel request, the answer is a replay, a conflict or gone: one more read settles it.
@@ -106,8 +150,7 @@ def submit(token: str, body) -> Answer | None:
 def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     """Judge the submission against `snapshot`; None if the assignment moved on before it was stored."""
     assignment = snapshot.assignment
-    if assignment.status == Assignment.Status.ABANDONED:
-        raise AssignmentGone
+    _check_open(assignment)
     fields = assignment.campaign.protocol_spec.parse_judgment(body)
     if item_id == assignment.last_item_id:
         return Answer(201, state_of(snapshot))
@@ -143,4 +186,5 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     return Answer(201, _item_state(assignment, snapshot.items[position + 1]))
 
 
-__all__ = ["Answer", "AssignmentGone", "Conflict", "JudgmentError", "load", "serve", "state_of", "submit"]
+__all__ = ["Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "load", "serve", "state_of",
+           "submit"]

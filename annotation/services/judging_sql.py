@@ -15,9 +15,10 @@ its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBounce
   the assignment is still active at the position that was read (optimistic concurrency: a
   parallel request for the same assignment either finds it moved on or waits for the row
   and then finds it moved on; this relies on READ COMMITTED, Django's default, where the
-  waiting UPDATE re-checks its WHERE on the row as committed). On PostgreSQL this is one
-  statement (the UPDATE in a CTE feeds the INSERT); elsewhere two statements in one
-  transaction.
+  waiting UPDATE re-checks its WHERE on the row as committed) and its campaign is still
+  active (a pause or close committed after the read stores nothing: the same UPDATE checks
+  the campaign row, no statement is added). On PostgreSQL this is one statement (the UPDATE
+  in a CTE feeds the INSERT); elsewhere two statements in one transaction.
 """
 from __future__ import annotations
 
@@ -199,13 +200,19 @@ _JUDGMENT_FIELDS = [f for f in Judgment._meta.concrete_fields if not f.primary_k
 
 
 def _compose_update(names: tuple[str, ...]) -> tuple[str, list[str]]:
-    """Set `names` on the assignment if it is still active at the position read (the guard)."""
+    """Set `names` on the assignment if it is still active at the position read and its campaign is still
+    active (the guard)."""
     fields = [Assignment._meta.get_field(name) for name in names]
     guard = [Assignment._meta.get_field(name) for name in _GUARD]
-    sql = (f"UPDATE {_quote(Assignment._meta.db_table)} "
+    assignments, campaigns = _quote(Assignment._meta.db_table), _quote(Campaign._meta.db_table)
+    campaign_status = Campaign._meta.get_field("status")
+    open_campaign = (f"EXISTS (SELECT 1 FROM {campaigns} WHERE {campaigns}.{_quote('id')} = "
+                     f"{assignments}.{_quote(Assignment._meta.get_field('campaign').column)} AND "
+                     f"{campaigns}.{_quote(campaign_status.column)} = %s)")
+    sql = (f"UPDATE {assignments} "
            f"SET {', '.join(f'{_quote(f.column)} = %s' for f in fields)} "
-           f"WHERE {' AND '.join(f'{_quote(f.column)} = %s' for f in guard)}")
-    return sql, _types(fields + guard)
+           f"WHERE {' AND '.join(f'{_quote(f.column)} = %s' for f in guard)} AND {open_campaign}")
+    return sql, _types(fields + guard + [campaign_status])
 
 
 def _compose_insert() -> tuple[str, list[str]]:
@@ -234,13 +241,14 @@ _INSERT = _Statement("insert", _compose_insert)
 
 def record(assignment: Assignment, judgment: Judgment, expected_position: int) -> bool:
     """Store `judgment` (unsaved) and save `assignment`'s advanced fields, if the assignment is still active
-    at `expected_position` in the database; True if stored. `assignment` carries the new values already
-    (`position`, `last_item_id`, ...; also `status`, `completed_at`, `completion_code` when it completes)."""
+    at `expected_position` in the database and its campaign is still active; True if stored. `assignment`
+    carries the new values already (`position`, `last_item_id`, ...; also `status`, `completed_at`,
+    `completion_code` when it completes)."""
     db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
     update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
                      for name in names]
-    update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE]
+    update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, Campaign.Status.ACTIVE]
     insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in _JUDGMENT_FIELDS]
     if db.vendor == "postgresql":
         with db.cursor() as cursor:

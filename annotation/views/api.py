@@ -20,6 +20,13 @@ def _error(status: int, reason: str, **extra) -> JsonResponse:
     return JsonResponse({"error": reason, **extra}, status=status)
 
 
+def _halted(exc: judging.CampaignHalted) -> JsonResponse:
+    """A paused campaign: 423 Locked, come back later (the HIT stays the worker's); closed: 410 Gone, for good.
+    Either way the body says which (`paused` or `closed`: true), why (`detail`) and how far the HIT got."""
+    flag = "closed" if exc.closed else "paused"
+    return _error(410 if exc.closed else 423, str(exc), **{flag: True, "detail": str(exc)}, **exc.state)
+
+
 @csrf_exempt
 @never_cache
 @require_http_methods(["GET", "POST"])
@@ -30,13 +37,15 @@ def hit_state(request, token: str):
             return _error(404, "unknown HIT")
         try:
             return JsonResponse(judging.serve(snapshot))
+        except judging.CampaignHalted as exc:
+            return _halted(exc)
         except judging.AssignmentGone:
             return _error(410, GONE)
     if len(request.body) > MAX_BODY:
         return _error(400, "the body is too large")
     try:
         body = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON or not UTF-8; also a too-long integer, too deep a nesting
         return _error(400, "the body must be JSON")
     try:
         answer = judging.submit(token, body)
@@ -44,6 +53,8 @@ def hit_state(request, token: str):
         return _error(400, str(exc))
     except judging.Conflict as exc:
         return _error(409, str(exc), state=exc.state)
+    except judging.CampaignHalted as exc:
+        return _halted(exc)
     except judging.AssignmentGone:
         return _error(410, GONE)
     if answer is None:

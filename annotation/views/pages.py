@@ -9,10 +9,43 @@ from django.views.decorators.http import require_POST
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
+from ..services.judging import CLOSED_TEXT
+
+#: How long the done screen shows the code before it goes on to the campaign's completion URL.
+COMPLETION_REDIRECT_MS = 4000
 
 
 def _message(request, title: str, text: str, status: int = 200):
     return render(request, "annotation/message.html", {"title": title, "text": text}, status=status)
+
+
+def _finished(request, title: str, text: str, done: list[Assignment], entry: dict | None, status: int = 200):
+    """A message with the worker's completion codes (each once) and where to submit them: the completion URL,
+    from this visit's start link, completed by what the link the HIT was done under carried."""
+    codes, seen = [], set()
+    for assignment in done:
+        if assignment.completion_code in seen:
+            continue
+        seen.add(assignment.completion_code)
+        link = assignment.campaign.completion_link(assignment.completion_code, {**assignment.entry, **(entry or {})})
+        codes.append({"code": assignment.completion_code, "url": link})
+    return render(request, "annotation/finished.html", {"title": title, "text": text, "codes": codes},
+                  status=status)
+
+
+def _not_open(request, campaign: Campaign, annotator, entry: dict | None):
+    done = assigning.finished(campaign, annotator)
+    if campaign.status == Campaign.Status.CLOSED:
+        title, text = "Campaign closed", ("This campaign has closed and is not accepting annotators any more; "
+                                          "your judgments are saved.")
+    elif campaign.status == Campaign.Status.PAUSED:
+        title, text = "Paused", ("This campaign is paused and not accepting annotators at the moment; your work so "
+                                 "far is saved. Come back later.")
+    else:
+        return _message(request, "Not open", "This campaign is not accepting annotators at the moment.", 403)
+    if done:
+        return _finished(request, title, text, done, entry, 403)
+    return _message(request, title, text, 403)
 
 
 def _open_campaign(slug: str) -> Campaign:
@@ -20,17 +53,21 @@ def _open_campaign(slug: str) -> Campaign:
     return campaign
 
 
-def _hand_out(request, campaign: Campaign, annotator):
+def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None):
     if not campaign.accepts_annotators:
-        return _message(request, "Not open", "This campaign is not accepting annotators at the moment.", 403)
+        return _not_open(request, campaign, annotator, entry)
     if assigning.is_blocked(campaign, annotator):
         return _message(request, "Not available", "You can no longer work on this campaign.", 403)
     if not assigning.qualifies(campaign, annotator):
         return _message(request, "Thank you", "This campaign is for native speakers of "
                         f"{campaign.required_native_language} only.", 403)
     try:
-        assignment = assigning.assign(campaign, annotator)
+        assignment = assigning.assign(campaign, annotator, entry)
     except assigning.NoHitAvailable:
+        done = assigning.finished(campaign, annotator)
+        if done:
+            return _finished(request, "Thank you", "You have finished your work in this campaign: there is no more "
+                             "work for you right now.", done, entry)
         return _message(request, "Thank you", "There is no more work for you in this campaign right now.")
     return redirect("annotation:hit", token=assignment.token)
 
@@ -50,6 +87,7 @@ def crowd_start(request, slug: str):
     if worker is None:
         return render(request, "annotation/start.html", {"campaign": campaign})
     annotator = assigning.crowd_annotator(*worker)
+    entry = assigning.entry_from_query(request.GET, worker[0])
     if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
         form = QualificationForm(request.POST or None)
         if request.method != "POST" or not form.is_valid():
@@ -57,7 +95,7 @@ def crowd_start(request, slug: str):
         annotator.native_language = form.cleaned_data["native_language"]
         annotator.country = form.cleaned_data["country"]
         annotator.save(update_fields=["native_language", "country"])
-    return _hand_out(request, campaign, annotator)
+    return _hand_out(request, campaign, annotator, entry)
 
 
 def campaigns_for(user):
@@ -96,6 +134,8 @@ def hit_page(request, token: str):
     """The rating page; the screen then talks to the JSON API with the same token."""
     assignment = get_object_or_404(Assignment.objects.select_related("campaign"), token=token)
     campaign = assignment.campaign
+    if campaign.status == Campaign.Status.CLOSED and assignment.status != Assignment.Status.COMPLETED:
+        return _message(request, "Campaign closed", CLOSED_TEXT, 410)
     if assignment.status == Assignment.Status.ABANDONED:
         return _message(request, "HIT expired", "You were idle too long and this HIT went to another worker. "
                         "Start again from the campaign link to get a new one.", 410)
@@ -103,6 +143,7 @@ def hit_page(request, token: str):
     config = {
         "api": f"/api/hit/{token}/",
         "family": protocol.family,
+        "completion_redirect_ms": COMPLETION_REDIRECT_MS,
     }
     return render(request, "annotation/hit.html", {
         "campaign": campaign, "protocol": protocol, "config": config,

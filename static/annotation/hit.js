@@ -1,5 +1,7 @@
 /* The HIT controller: fetches the current state, hands the item to the protocol's screen,
-   posts answers, and shows progress and the completion code. Screens register with
+   posts answers, and shows progress and the completion code (then goes on to the campaign's
+   completion URL, if it has one). A paused campaign (423) or a closed one (410 with "closed")
+   hides the item and says so; the HIT stays the worker's. Screens register with
    HitScreens.register(family, {show(item), focus()}) and call HitScreens.submit(answer). */
 (function () {
   "use strict";
@@ -9,7 +11,10 @@
   var busy = false;
   var screenEl = document.getElementById("screen");
   var doneEl = document.getElementById("done");
+  var haltedEl = document.getElementById("halted");
   var statusEl = document.getElementById("status");
+  var halted = false;
+  var redirectTimer = null;
 
   function setStatus(text, isError) {
     statusEl.textContent = text || "";
@@ -25,7 +30,7 @@
   var instructionsOpen = false;
 
   function openInstructions(open) {
-    if (!instructionsEl) { return; }
+    if (!instructionsEl || halted) { return; }
     instructionsOpen = open;
     instructionsEl.hidden = !open;
     if (current && !current.done) { screenEl.hidden = open; }
@@ -34,15 +39,46 @@
     }
   }
 
+  function showDone(state) {
+    screenEl.hidden = true;
+    doneEl.hidden = false;
+    document.getElementById("completion-code").textContent = state.completion_code;
+    var note = document.getElementById("closed-note");
+    note.hidden = !state.closed;
+    note.textContent = state.closed ? state.detail : "";
+    setProgress(state.total + 1, state.total);
+    document.getElementById("progress-text").textContent = state.total + " / " + state.total;
+    var url = state.completion_url;
+    if (url && /^https?:\/\//i.test(url)) {
+      document.getElementById("completion-link").href = url;
+      document.getElementById("completion-next").hidden = false;
+      if (redirectTimer === null) {  // the code stays on screen a moment first; the link is the fallback
+        redirectTimer = window.setTimeout(function () { window.location.assign(url); },
+                                          config.completion_redirect_ms || 0);
+      }
+    }
+  }
+
+  function showHalted(data) {
+    halted = true;
+    screenEl.hidden = true;
+    doneEl.hidden = true;
+    if (instructionsEl) { instructionsOpen = false; instructionsEl.hidden = true; }
+    haltedEl.hidden = false;
+    document.getElementById("halted-title").textContent = data.closed ? "Campaign closed" : "Paused";
+    document.getElementById("halted-text").textContent = data.detail || data.error;
+    document.getElementById("check-again").hidden = !!data.closed;
+    if (data.position && data.total) { setProgress(data.position, data.total); }
+    setStatus("");
+  }
+
   function show(state) {
     var first = current === null;
     current = state;
+    halted = false;
+    haltedEl.hidden = true;
     if (state.done) {
-      screenEl.hidden = true;
-      doneEl.hidden = false;
-      document.getElementById("completion-code").textContent = state.completion_code;
-      setProgress(state.total + 1, state.total);
-      document.getElementById("progress-text").textContent = state.total + " / " + state.total;
+      showDone(state);
       return;
     }
     setProgress(state.position, state.total);
@@ -73,6 +109,8 @@
     } else if (result.status === 409 && result.data.state) {
       setStatus("");
       show(result.data.state);
+    } else if (result.data.paused || result.data.closed) {
+      showHalted(result.data);
     } else {
       setStatus(result.data.error || "Something went wrong.", true);
       if (result.status === 410) { screenEl.hidden = true; } else { unlock(); }
@@ -85,7 +123,7 @@
   }
 
   function submit(answer) {
-    if (busy || instructionsOpen || !current || current.done) { return; }
+    if (busy || halted || instructionsOpen || !current || current.done) { return; }
     busy = true;
     setStatus("Saving…");
     var body = Object.assign({item: current.item.id}, answer);
@@ -99,8 +137,14 @@
     register: function (family, screen) { screens[family] = screen; },
     submit: submit,
     isBusy: function () { return busy; },
-    isPaused: function () { return instructionsOpen; }
+    isPaused: function () { return instructionsOpen || halted; }
   };
+
+  function load() {
+    call("GET").then(handle, function () { setStatus("Could not reach the server. Reload the page.", true); });
+  }
+
+  document.getElementById("check-again").addEventListener("click", load);
 
   if (instructionsEl) {
     document.getElementById("begin").addEventListener("click", function () { openInstructions(false); });
@@ -109,7 +153,5 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    call("GET").then(handle, function () { setStatus("Could not reach the server. Reload the page.", true); });
-  });
+  document.addEventListener("DOMContentLoaded", load);
 })();

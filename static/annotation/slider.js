@@ -1,10 +1,14 @@
 /* Direct Assessment screen: a 0-100 visual analogue scale with no numbers, anchored at
    both ends, marks at the quarters, untouched until moved (docs/methods.md §1).
+   Untouched, it shows no handle (no position is suggested) but says how to rate, and a faint
+   handle follows the pointer over the line, where a click would put it.
    Keyboard: arrows move by 1, Page Up/Down by 10, Home/End to the ends, Enter submits. */
 (function () {
   "use strict";
   var track = document.getElementById("vas-track");
   var thumb = document.getElementById("vas-thumb");
+  var ghost = document.getElementById("vas-ghost");
+  var hint = document.getElementById("vas-hint");
   var button = document.getElementById("submit");
   var contextEl = document.getElementById("context-text");
   var candidateEl = document.getElementById("candidate-text");
@@ -16,7 +20,8 @@
   function setValue(v) {
     value = Math.round(clamp(v) * 100) / 100;
     thumb.style.left = value + "%";
-    track.classList.remove("untouched");
+    track.classList.remove("untouched", "hovering");
+    hint.hidden = true;
     track.setAttribute("aria-valuenow", String(Math.round(value)));
     button.disabled = false;
   }
@@ -24,13 +29,18 @@
   function reset() {
     value = null;
     track.classList.add("untouched");
+    hint.hidden = false;
     track.removeAttribute("aria-valuenow");
     button.disabled = true;
   }
 
-  function fromPointer(event) {
+  function pointerPercent(event) {
     var box = track.getBoundingClientRect();
-    setValue(100 * (event.clientX - box.left) / box.width);
+    return clamp(100 * (event.clientX - box.left) / box.width);
+  }
+
+  function fromPointer(event) {
+    setValue(pointerPercent(event));
   }
 
   track.addEventListener("pointerdown", function (event) {
@@ -41,7 +51,15 @@
     fromPointer(event);
     event.preventDefault();
   });
-  track.addEventListener("pointermove", function (event) { if (dragging) { fromPointer(event); } });
+  track.addEventListener("pointermove", function (event) {
+    if (dragging) {
+      fromPointer(event);
+    } else if (value === null && event.pointerType === "mouse") {
+      ghost.style.left = pointerPercent(event) + "%";  // where a click would put the handle
+      track.classList.add("hovering");
+    }
+  });
+  track.addEventListener("pointerleave", function () { track.classList.remove("hovering"); });
   track.addEventListener("pointerup", function () { dragging = false; });
   track.addEventListener("pointercancel", function () { dragging = false; });
 

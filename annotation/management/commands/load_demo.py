@@ -1,4 +1,10 @@
-"""Load the demo campaigns and an admin account, and print where to go (used by `make run`)."""
+"""Load the demo campaigns and an admin account, and print where to go (used by `make run`).
+
+Each demo campaign has room for DEMO_WORKERS distinct workers at once: short HITs (DEMO_HIT_SIZE items, a few
+minutes each; the demo file's 70 outputs make five of them) each done by enough workers. A demo database
+loaded before this was so keeps its HITs and gets the redundancy that makes the room.
+"""
+import math
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -10,9 +16,22 @@ from annotation.services.campaign_import import import_campaign
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-de-en.jsonl"
 DEMOS = [
-    ("Demo: adequacy de-en", "adequacy", 3),
-    ("Demo: fluency de-en", "fluency", 3),
+    ("Demo: adequacy de-en", "adequacy"),
+    ("Demo: fluency de-en", "fluency"),
 ]
+#: Distinct workers who can each get a HIT of a demo campaign at the same time.
+DEMO_WORKERS = 25
+#: Items per demo HIT (the smallest DA HIT: 14 outputs, with their quality controls).
+DEMO_HIT_SIZE = 20
+
+
+def make_room(campaign: Campaign, workers: int = DEMO_WORKERS) -> Campaign:
+    """Raise the campaign's redundancy so that `workers` distinct workers can each have a HIT."""
+    needed = math.ceil(workers / max(1, campaign.hits.count()))
+    if campaign.redundancy < needed:
+        campaign.redundancy = needed
+        campaign.save(update_fields=["redundancy"])
+    return campaign
 
 
 class Command(BaseCommand):
@@ -24,13 +43,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, base_url, admin_password, **options):
         slugs = []
-        for name, protocol, redundancy in DEMOS:
+        for name, protocol in DEMOS:
             campaign = Campaign.objects.filter(name=name).first()
             if campaign is None:
                 with DEMO_FILE.open("rb") as handle:
-                    campaign = import_campaign(handle, name=name, protocol=protocol, redundancy=redundancy, seed=2026,
-                                               source_language="de", target_language="en").campaign
-            slugs.append(campaign.slug)
+                    campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
+                                               hit_size=DEMO_HIT_SIZE, source_language="de",
+                                               target_language="en").campaign
+            slugs.append(make_room(campaign).slug)
         user_model = get_user_model()
         admin, created = user_model.objects.get_or_create(username="admin", defaults={"is_staff": True,
                                                                                      "is_superuser": True})
@@ -41,6 +61,7 @@ class Command(BaseCommand):
         self.stdout.write("\nDemo ready.")
         for slug in slugs:
             self.stdout.write(f"  Annotator link: {base_url}/c/{slug}/start/?worker_id=demo-worker-1")
+        self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once, {DEMO_HIT_SIZE} items per HIT)")
         password = admin_password if created else "(unchanged since it was created)"
         self.stdout.write(f"  Admin login:    {base_url}/admin/  user: admin  password: {password}")
         self.stdout.write(f"  API token:      curl -H 'Authorization: Token {token.key}' {base_url}/api/campaigns/\n")

@@ -1,0 +1,57 @@
+"""`manage.py load_demo`: each demo campaign serves at least 20 distinct workers at once, with short HITs."""
+import io
+import random
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.management.commands.load_demo import DEMO_FILE, DEMO_HIT_SIZE, DEMO_WORKERS, DEMOS
+from annotation.models import Assignment, Campaign
+from annotation.services.campaign_import import import_campaign
+
+from .conftest import start
+from .simulation import Behaviour, complete_hit
+
+pytestmark = pytest.mark.django_db
+
+QUALITY = {"online-A": 70.0, "neural-B": 55.0}
+
+
+def load_demo() -> str:
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_twenty_workers_each_get_a_hit_in_each_demo_campaign():
+    printed = load_demo()
+    assert f"up to {DEMO_WORKERS} workers" in printed
+    assert DEMO_WORKERS >= 20
+    rng = random.Random(1)
+    for name, _protocol in DEMOS:
+        campaign = Campaign.objects.get(name=name)
+        assert campaign.hits.count() * campaign.redundancy >= 20
+        assert set(campaign.hits.values_list("size", flat=True)) == {DEMO_HIT_SIZE}
+        client = Client()
+        tokens = [start(client, campaign, f"demo-worker-{i}") for i in range(1, 21)]  # all hold a HIT at once
+        assert len(set(tokens)) == 20
+        codes = [complete_hit(client, campaign.slug, f"demo-worker-{i}", Behaviour("diligent"), QUALITY, rng)
+                 for i in range(1, 21)]
+        assert all(codes) and len(set(codes)) == 20
+        assert Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count() == 20
+        for hit in campaign.hits.all():
+            assert hit.assignments.count() <= campaign.redundancy
+
+
+def test_load_demo_twice_and_an_older_demo_database():
+    with DEMO_FILE.open("rb") as handle:  # a demo loaded before: one 100-item HIT for three workers
+        old = import_campaign(handle, name=DEMOS[0][0], protocol=DEMOS[0][1], redundancy=3, seed=2026,
+                              source_language="de", target_language="en").campaign
+    load_demo()
+    load_demo()
+    assert Campaign.objects.count() == len(DEMOS)
+    old.refresh_from_db()
+    assert old.hits.count() == 1 and old.redundancy == DEMO_WORKERS
+    client = Client()
+    assert len({start(client, old, f"w{i}") for i in range(20)}) == 20
