@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.middleware.RejectUnstorableText",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -132,10 +134,31 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/annotate/"
 
 if not DEBUG:
+    # Production is served over HTTPS (behind a proxy that sets X-Forwarded-Proto); `manage.py check --deploy`
+    # passes with these defaults. Each can be turned off through the environment, e.g. to try a build over HTTP.
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+
+# Content-Security-Policy (django-csp): scripts and styles only from this site; inline style attributes are
+# allowed (server-drawn charts and tables colour cells with them), inline scripts are not.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'", "https:"],
+    },
+}
 
 # Upload size for campaign files (import reads the whole file first to validate it).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
@@ -160,7 +183,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Campaigns, judgments and results. Token authentication: `Authorization: Token <key>`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # The schema describes researcher endpoints: for researchers only, like the API itself.
+    "SERVE_PERMISSIONS": ["evaluation.permissions.IsResearcher"],
 }
 
 # Celery: with no broker configured, tasks run in-process (the newcomer's default).
@@ -178,7 +202,6 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Results: recomputed on their own after new judgments, at most one run per campaign in flight.
 RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
 RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
-RESULTS_LOCK_SECONDS = env.int("RESULTS_LOCK_SECONDS", default=600)
 
 # The cache holds the debounce flags, so it must be shared by web and worker processes: Redis
 # when a Redis broker is configured, else in-process memory (the single-process default).

@@ -1,4 +1,6 @@
 """Researcher API serializers."""
+from datetime import datetime
+
 from rest_framework import serializers
 
 from annotation.models import Campaign
@@ -26,7 +28,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     def get_counts(self, campaign) -> dict:
         return self.context["counts"][campaign.pk]
 
-    def get_results_computed_at(self, campaign):
+    def get_results_computed_at(self, campaign) -> datetime | None:
         try:
             return campaign.results.computed_at
         except CampaignResults.DoesNotExist:
