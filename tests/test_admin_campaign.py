@@ -78,7 +78,7 @@ def test_the_campaign_page_shows_status_links_progress_and_actions(admin_client,
     assert re.search(r'id="campaign-status"[^>]*>Draft<', page)
     crowd = f"http://testserver/c/{campaign.slug}/start/?worker_id="
     assert f'id="crowd-link" value="{crowd}"' in page and 'id="copy-crowd-link"' in page
-    assert "admin_extra/copy-crowd-link.js" in page  # the copy button's script (a static file: the CSP allows no inline script)
+    assert "admin_extra/copy-crowd-link.js" in page  # the copy button (a static script: the CSP forbids inline ones)
     assert f'href="/results/{campaign.slug}/"' in page and f'href="/api/campaigns/{campaign.slug}/"' in page
     assert 'id="publish"' in page and 'id="close"' in page and 'id="pause"' not in page
     assert f'href="/admin/annotation/campaign/{campaign.pk}/preview/"' in page
