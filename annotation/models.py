@@ -8,9 +8,11 @@ one assignment per worker and HIT, scores inside [0, 100].
 """
 import secrets
 import string
+import uuid
 from urllib.parse import quote
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -29,12 +31,20 @@ def validate_completion_url(value: str) -> None:
         raise ValidationError(f"The completion URL {problem}.")
 
 
+def new_secret():
+    return secrets.token_hex(32)
+
+
 class Study(models.Model):
     """Campaigns judged by the same crowd (one WMT year, say): a worker's reliability is tested over their
     quality-control pairs in all of the study's campaigns, and that verdict holds in each (docs/methods.md §4)."""
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(max_length=220, unique=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="owned_studies")
+    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies")
+    shared_with_groups = models.ManyToManyField(Group, blank=True, related_name="shared_studies")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -110,6 +120,16 @@ class Campaign(models.Model):
     )
     blocked_annotators = models.ManyToManyField("Annotator", blank=True, related_name="blocked_from")
     options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="owned_campaigns", help_text="Who imported it; sees and acts on it.")
+    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_campaigns",
+                                         help_text="Researchers who may see and act on it too.")
+    shared_with_groups = models.ManyToManyField(Group, blank=True, related_name="shared_campaigns",
+                                                help_text="Groups whose researchers may see and act on it.")
+    require_signed_entry = models.BooleanField(
+        default=False, help_text="Crowd entry links must carry an HMAC of the worker id (signature=…).")
+    entry_secret = models.CharField(max_length=64, default=new_secret, editable=False,
+                                    help_text="The key of the entry links' HMAC.")
     study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="campaigns",
                               help_text="Workers' reliability is tested over all of the study's campaigns.")
     in_house_annotators = models.ManyToManyField(
@@ -318,6 +338,9 @@ class Assignment(models.Model):
     last_activity_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=64, blank=True)
+    entry_ip = models.GenericIPAddressField(null=True, blank=True, help_text="Where the worker came in from.")
+    browser_key = models.CharField(max_length=64, blank=True,
+                                   help_text="The browser the HIT is bound to (a cookie set at crowd entry).")
     entry = models.JSONField(
         default=dict, blank=True,
         help_text="What the crowd market put into the start link the worker last came in by (worker_id; MTurk's "
@@ -360,3 +383,33 @@ class Judgment(models.Model):
 
     def __str__(self):
         return f"{self.annotator_id} on item {self.item_id}"
+
+
+class ImportJob(models.Model):
+    """A campaign or judgment file imported in the background, with its progress and outcome."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=16, help_text="campaign or judgments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=200, blank=True, help_text="What the import is doing now.")
+    lines_read = models.PositiveIntegerField(default=0)
+    upload = models.CharField(max_length=500, help_text="Where the uploaded file waits for the worker.")
+    arguments = models.JSONField(default=dict, help_text="The validated import options.")
+    result = models.JSONField(default=dict, blank=True, help_text="What the import answered on success.")
+    errors = models.JSONField(default=list, blank=True, help_text="(line, reason) pairs when refused.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.kind} import {self.id} ({self.status})"
