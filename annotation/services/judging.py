@@ -49,11 +49,13 @@ class CampaignHalted(Exception):
 
 
 class Conflict(Exception):
-    """The submission is not for the current item; `state` is the assignment's current state."""
+    """The submission is not for the current item, or replays it with another answer; `state` is the
+    assignment's current state, `stored` the answer kept for a replayed item."""
 
-    def __init__(self, message: str, state: dict):
+    def __init__(self, message: str, state: dict, stored: dict | None = None):
         super().__init__(message)
         self.state = state
+        self.stored = stored
 
 
 @dataclass
@@ -153,7 +155,7 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     _check_open(assignment)
     fields = assignment.campaign.protocol_spec.parse_judgment(body)
     if item_id == assignment.last_item_id:
-        return Answer(201, state_of(snapshot))
+        return _replay(snapshot, item_id, fields)
     total = assignment.hit.size
     position = assignment.position
     if position >= total:
@@ -184,6 +186,18 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     if assignment.position >= total:
         return Answer(201, _done_state(assignment))
     return Answer(201, _item_state(assignment, snapshot.items[position + 1]))
+
+
+def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
+    """A repeated POST of the item just saved: answered as before (201) when it carries the same answer, 409
+    with the stored answer when it carries another. Only replays pay this one read; nothing is written."""
+    assignment = snapshot.assignment
+    stored = (Judgment.objects.filter(assignment_id=assignment.pk, item_id=item_id)
+              .values(*fields).first()) or {}
+    if stored and stored != fields:
+        raise Conflict("this item was already answered; the answer stored is kept", state_of(snapshot),
+                       stored={"item": item_id, **stored})
+    return Answer(201, state_of(snapshot))
 
 
 __all__ = ["Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "load", "serve", "state_of",

@@ -52,7 +52,8 @@ def hit_state(request, token: str):
     except judging.JudgmentError as exc:
         return _error(400, str(exc))
     except judging.Conflict as exc:
-        return _error(409, str(exc), state=exc.state)
+        extra = {"stored": exc.stored} if exc.stored is not None else {}
+        return _error(409, str(exc), state=exc.state, **extra)
     except judging.CampaignHalted as exc:
         return _halted(exc)
     except judging.AssignmentGone:
