@@ -149,10 +149,20 @@ def unique_slug(name: str) -> str:
     return slug
 
 
-def study_named(study: str | Study | None) -> Study | None:
-    """The study a campaign joins: a `Study`, or one named so (created on first use); None for none."""
+def study_named(study: str | Study | None, owner=None) -> Study | None:
+    """The study a campaign joins: a `Study`, or one named so (created on first use, owned by `owner`); None
+    for none."""
     if isinstance(study, str):
-        return Study.named(study.strip()) if study.strip() else None
+        name = study.strip()
+        if not name:
+            return None
+        existing = Study.objects.filter(name=name).first()
+        if existing is not None:
+            return existing
+        study = Study.named(name)
+        if owner is not None:
+            Study.objects.filter(pk=study.pk, owner__isnull=True).update(owner=owner)
+            study.owner = owner
     return study
 
 
@@ -298,12 +308,14 @@ def import_campaign(
     seed: int | None = None,
     hit_size: int = 100,
     options: dict | None = None,
+    owner=None,
     **settings,
 ) -> ImportResult:
     """Validate `lines`, plan the HITs, then store campaign, texts and HITs in one transaction.
 
     The front-ends pass `parsed`, what `Protocol.parse_options` made of their fields; code and
-    tests may pass the settings as keywords instead (Campaign fields, and `options`)."""
+    tests may pass the settings as keywords instead (Campaign fields, and `options`). `owner` (a user, or
+    None) owns the new campaign, and the study when this import creates it (evaluation/permissions.py)."""
     if parsed is not None:
         if parsed.protocol != protocol:
             raise ValueError(f"options parsed for {parsed.protocol!r}, not {protocol!r}")
@@ -363,7 +375,7 @@ def import_campaign(
     with transaction.atomic():
         campaign = Campaign.objects.create(
             name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
-            hit_size=hit_size, options=options, study=study_named(study), **settings,
+            hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
         )
         docs = Document.objects.bulk_create(
             [Document(campaign=campaign, doc_id=doc_id, position=pos) for doc_id, pos in doc_order.items()],

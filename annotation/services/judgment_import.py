@@ -132,9 +132,10 @@ class JudgmentImportResult:
     judgments: int
 
 
-def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study: str | None = None,
+def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study: str | None = None, owner=None,
                      **format_options) -> JudgmentImportResult:
-    """Validate a file of external judgments and store it as an analysis-only campaign (in `study`, if named)."""
+    """Validate a file of external judgments and store it as an analysis-only campaign (in `study`, if named),
+    owned by `owner` (a user, or None), who also owns the study when this import creates it."""
     parser = JUDGMENT_FORMATS.get(fmt)
     if parser is None:
         raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
@@ -152,15 +153,15 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
-        return _store(parsed, name.strip(), study)
+        return _store(parsed, name.strip(), study, owner)
 
 
-def _store(parsed: ParsedJudgments, name: str, study: str | None = None) -> JudgmentImportResult:
+def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
     now = timezone.now()
     rows = parsed.rows
     campaign = Campaign.objects.create(
         name=name, slug=unique_slug(name), protocol=parsed.protocol, analysis_only=True, options=parsed.options,
-        study=study_named(study),
+        study=study_named(study, owner), owner=owner,
         status=Campaign.Status.CLOSED, source_language=parsed.source_language,
         target_language=parsed.target_language or "en", hit_size=100,
     )

@@ -30,7 +30,8 @@ class ImportActions:
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"], parsed=data["parsed"])
+            result = import_campaign(data["file"], name=data["name"], protocol=data["protocol"], parsed=data["parsed"],
+                                     owner=request.user)
         except CampaignFileError as exc:
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "hits": result.hits,
@@ -49,7 +50,8 @@ class ImportActions:
         if data.get("systems"):
             options["systems"] = [s.strip() for s in data["systems"].split(",") if s.strip()]
         try:
-            result = import_judgments(data["file"], fmt=data["format"], name=data["name"], **options)
+            result = import_judgments(data["file"], fmt=data["format"], name=data["name"], owner=request.user,
+                                      **options)
         except CampaignFileError as exc:
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "judgments": result.judgments},
