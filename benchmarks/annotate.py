@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Load benchmark of the annotator JSON API (CONTRACT.md, "Annotators") on PostgreSQL + gunicorn.
+"""Load benchmark of the annotator JSON API (docs/api.md, "Annotators") on PostgreSQL + gunicorn.
 
     .venv/bin/python benchmarks/annotate.py [--mode capacity|pace|both] [--duration S] ...
 
@@ -276,7 +276,7 @@ class Client:
 
     A request that fails on a connection the server closed is sent once more on a new one.
     That is safe for the POST too: a repeated POST of the item just saved is answered as
-    before and stored once (CONTRACT.md), and the database check below verifies it.
+    before and stored once (docs/api.md), and the database check below verifies it.
     """
 
     def __init__(self, port: int, idle_max: float = 4.0):

@@ -8,7 +8,7 @@ recreates a separate database on it (`mteval_results_bench`, `--db-name`), migra
 touches the database of DATABASE_URL (nor Redis: tasks in-process, local cache). The benchmark
 database is dropped at the end unless `--keep-db`.
 
-1. Writes a wmt-da file (CONTRACT.md) to a temporary folder: 1,000 workers × one 100-item HIT
+1. Writes a wmt-da file (docs/api.md) to a temporary folder: 1,000 workers × one 100-item HIT
    each (200 HIT designs done by 5 workers), 10 systems, 2,000 segments; every HIT has 70 system
    outputs, 10 bad references, 10 repeats and 10 references. ~80 % of the workers are careful,
    ~3 % half-hearted (small bad-reference drop), 15 % click at random, a few give one constant

@@ -11,9 +11,9 @@ a local cache). The benchmark database is dropped at the end unless `--keep-db`.
 1. Generates a campaign of 1,000,000 DA judgments (10,000 HITs of 100 items: 2,000 HIT designs
    done by 5 workers each; 2,000 workers, 20 systems, 3,000 segments). Each HIT has 70 system
    outputs (70 distinct segments), 10 bad references, 10 exact repeats and 10 reference
-   translations (METHODS.md §2); a BAD_REF or REPEAT row pairs with the SYSTEM row of the same
+   translations (docs/methods.md §2); a BAD_REF or REPEAT row pairs with the SYSTEM row of the same
    worker, HIT, sys_id and sid. Diligent workers have a personal bias, scale and noise; ~15 %
-   click at random; a few give one constant score. Written as a wmt-da file (CONTRACT.md) in a
+   click at random; a few give one constant score. Written as a wmt-da file (docs/api.md) in a
    temporary folder and imported with `manage.py import_judgments FILE --format wmt-da`.
    Timed (wall clock of the command, Django start-up included). Target: < 120 s.
 2. Whole task, database to stored results: the Celery task `compute_campaign_results` run
@@ -209,7 +209,7 @@ def sample_rows(g: Generated, assignments: np.ndarray) -> list[tuple]:
 
 def per_judgment_statistics(rows: list[tuple], threshold: float = 0.05) -> dict:
     """Worker z-scores, paired-t reliability, per-segment then per-system means, rank-sum matrix
-    over the reliable workers' system outputs and repeats -- METHODS.md §4-§5, one judgment at a time."""
+    over the reliable workers' system outputs and repeats -- docs/methods.md §4-§5, one judgment at a time."""
     from scipy.stats import mannwhitneyu, ttest_rel
 
     # z-scores: mean and sample sd of all of a worker's scores (every item type)
@@ -243,7 +243,7 @@ def per_judgment_statistics(rows: list[tuple], threshold: float = 0.05) -> dict:
         bad, original = bad_scores.get(worker, []), original_scores.get(worker, [])
         differences = {b - o for b, o in zip(bad, original, strict=True)}
         if len(bad) < 2 or len(differences) < 2:
-            p_value[worker] = math.nan  # t undefined (METHODS.md §4): not reliable
+            p_value[worker] = math.nan  # t undefined (docs/methods.md §4): not reliable
         else:
             p_value[worker] = float(ttest_rel(bad, original, alternative="less").pvalue)
         reliable[worker] = p_value[worker] < threshold and not constant[worker]

@@ -2,7 +2,7 @@
 
 Synthetic campaign: 1,000,000 judgments in 10,000 HITs of 100 items done by
 2,000 workers (5 HITs each; 15 % careless random clickers), 20 systems,
-3,000 segments.  Item types as in METHODS.md §2: 70 % system output, 10 %
+3,000 segments.  Item types as in docs/methods.md §2: 70 % system output, 10 %
 bad reference, 10 % exact repeat, 10 % reference translation.
 
 Times each step of the core (data generation excluded) and reports peak
