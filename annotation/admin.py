@@ -2,18 +2,38 @@
 
 Each campaign has one page (its change page): status, the annotators' link with a copy button, the
 results page and the API, progress, and the actions (publish, pause, close, preview) above its settings.
+
+A researcher sees only the campaigns they own or that are shared with them (superusers: all), and only what those
+campaigns hold: every list, page and action starts from `visible_campaigns` (evaluation/permissions.py), and
+someone else's campaign is not found (404).
 """
 from collections import Counter
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Min, Sum
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Exists, Min, OuterRef, Q, Sum
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from evaluation.permissions import can_share, is_superuser, visible_campaigns, visible_studies
+
 from .import_form import CampaignImportForm, KeptUploads
-from .models import Annotator, Assignment, Campaign, Document, Hit, HitItem, ItemType, Judgment, Segment, System
+from .models import (
+    Annotator,
+    Assignment,
+    Campaign,
+    Document,
+    Hit,
+    HitItem,
+    ItemType,
+    Judgment,
+    Segment,
+    Study,
+    System,
+)
 from .protocols import all_protocols
 from .protocols.options import union
 from .services import assignment as assigning
@@ -83,19 +103,62 @@ def text_blocks(shown: dict) -> list[dict]:
     return blocks
 
 
+class OwnedAdmin(admin.ModelAdmin):
+    """Campaigns and studies: the user's own and those shared with them; only a superuser gives them another owner,
+    only the owner (or a superuser) shares them."""
+
+    filter_horizontal = ["shared_with", "shared_with_groups"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if not is_superuser(request.user):
+            fields.append("owner")
+            if obj is not None and not can_share(request.user, obj):
+                fields += ["shared_with", "shared_with_groups"]
+        return fields
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        if self.get_object(request, object_id) is None:
+            raise Http404(f"No such {self.opts.verbose_name}.")  # someone else's is not found either
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "protocol", "status", "progress", "redundancy", "hit_size", "created_at"]
+class CampaignAdmin(OwnedAdmin):
+    list_display = ["name", "slug", "protocol", "status", "progress", "redundancy", "hit_size", "owner",
+                    "created_at"]
+    list_select_related = ["owner"]
     list_filter = ["protocol", "status", "analysis_only"]
     search_fields = ["name", "slug"]
     readonly_fields = ["slug", "protocol", "seed", "hit_size", "options", "created_at"]
-    filter_horizontal = ["in_house_annotators", "blocked_annotators"]
+    filter_horizontal = ["in_house_annotators", "blocked_annotators", "shared_with", "shared_with_groups"]
     change_list_template = "admin/annotation/campaign/change_list.html"
     change_form_template = "admin/annotation/campaign/change_form.html"
     actions = ["publish", "pause", "close"]
 
+    def get_queryset(self, request):
+        return visible_campaigns(request.user, super().get_queryset(request))
+
     def has_add_permission(self, request):
         return False  # campaigns are created by importing a file
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        request.admin_campaign = obj  # for the study field's choices, below
+        return super().get_form(request, obj, change, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        """The study: one the user may see (or the one the campaign is in already)."""
+        if db_field.name == "study" and not is_superuser(request.user):
+            campaign = getattr(request, "admin_campaign", None)
+            current = [campaign.study_id] if campaign is not None and campaign.study_id else []
+            kwargs["queryset"] = Study.objects.filter(Q(pk__in=visible_studies(request.user).values("pk"))
+                                                      | Q(pk__in=current))
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "blocked_annotators" and not is_superuser(request.user):
+            kwargs["queryset"] = visible_annotators(request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -163,7 +226,7 @@ class CampaignAdmin(admin.ModelAdmin):
                 source = upload or uploads.open(kept)
                 try:
                     result = import_campaign(source, name=data["name"], protocol=data["protocol"],
-                                             parsed=form.parsed)
+                                             parsed=form.parsed, owner=request.user)
                 except CampaignFileError as exc:
                     self._file_errors(form, exc)
                     form.suggest(exc.suggestions)
@@ -208,7 +271,7 @@ class CampaignAdmin(admin.ModelAdmin):
     # Preview ----------------------------------------------------------------------------------------
 
     def preview_view(self, request, pk: int):
-        campaign = get_object_or_404(Campaign, pk=pk)
+        campaign = get_object_or_404(self.get_queryset(request), pk=pk)
         hit = campaign.hits.order_by("number").first()
         items = list(hit.items.select_related("output__system", "segment__document").order_by("position")) if hit \
             else []
@@ -227,8 +290,10 @@ class CampaignAdmin(admin.ModelAdmin):
     # Status -----------------------------------------------------------------------------------------
 
     def status_view(self, request, pk: int):
-        campaign = get_object_or_404(Campaign, pk=pk)
+        campaign = get_object_or_404(self.get_queryset(request), pk=pk)
         page = reverse("admin:annotation_campaign_change", args=[pk])
+        if request.method == "POST" and not self.has_change_permission(request, campaign):
+            raise PermissionDenied
         status = request.POST.get("status")
         if request.method != "POST" or status not in Campaign.Status.values:
             return redirect(page)
@@ -272,23 +337,82 @@ STATUS_HELP = {
 }
 
 
+@admin.register(Study)
+class StudyAdmin(OwnedAdmin):
+    list_display = ["name", "slug", "owner", "created_at"]
+    search_fields = ["name", "slug"]
+    readonly_fields = ["created_at"]
+
+    def get_queryset(self, request):
+        return visible_studies(request.user, super().get_queryset(request))
+
+    def save_model(self, request, obj, form, change):
+        if not change and obj.owner_id is None:
+            obj.owner = request.user
+        super().save_model(request, obj, form, change)
+
+
+def visible_annotators(user):
+    """Workers seen in the user's campaigns (who worked in one, or are blocked from one); superusers: all."""
+    if is_superuser(user):
+        return Annotator.objects.all()
+    campaigns = visible_campaigns(user).values("pk")
+    worked = Assignment.objects.filter(annotator_id=OuterRef("pk"), campaign_id__in=campaigns)
+    blocked = Campaign.blocked_annotators.through.objects.filter(annotator_id=OuterRef("pk"),
+                                                                  campaign_id__in=campaigns)
+    return Annotator.objects.filter(Exists(worked) | Exists(blocked))
+
+
+class CampaignFilter(admin.SimpleListFilter):
+    """By campaign, offering only the user's campaigns (the same query parameter as Django's own filter)."""
+
+    title = "campaign"
+    parameter_name = "campaign__id__exact"
+
+    def lookups(self, request, model_admin):
+        return [(c.pk, c.name) for c in visible_campaigns(request.user).only("name").order_by("-created_at")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(campaign_id=self.value()) if self.value() else queryset
+
+
+class InVisibleCampaigns(admin.ModelAdmin):
+    """What campaigns hold: the rows of the user's campaigns only, and only those campaigns (and their rows) to
+    pick from in a form."""
+
+    list_filter = [CampaignFilter]
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if is_superuser(request.user):
+            return queryset
+        return queryset.filter(campaign_id__in=visible_campaigns(request.user).values("pk"))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        model = db_field.related_model
+        if not is_superuser(request.user):
+            campaigns = visible_campaigns(request.user).values("pk")
+            if model is Campaign:
+                kwargs["queryset"] = Campaign.objects.filter(pk__in=campaigns)
+            elif any(field.name == "campaign" for field in model._meta.fields):
+                kwargs["queryset"] = model._default_manager.filter(campaign_id__in=campaigns)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(InVisibleCampaigns):
     list_display = ["doc_id", "campaign", "position"]
-    list_filter = ["campaign"]
 
 
 @admin.register(Segment)
-class SegmentAdmin(admin.ModelAdmin):
+class SegmentAdmin(InVisibleCampaigns):
     list_display = ["document", "seg_id", "campaign"]
-    list_filter = ["campaign"]
     list_select_related = ["document", "campaign"]
 
 
 @admin.register(System)
-class SystemAdmin(admin.ModelAdmin):
+class SystemAdmin(InVisibleCampaigns):
     list_display = ["name", "campaign"]
-    list_filter = ["campaign"]
 
 
 class HitItemInline(admin.TabularInline):
@@ -303,9 +427,8 @@ class HitItemInline(admin.TabularInline):
 
 
 @admin.register(Hit)
-class HitAdmin(admin.ModelAdmin):
+class HitAdmin(InVisibleCampaigns):
     list_display = ["number", "campaign", "size"]
-    list_filter = ["campaign"]
     inlines = [HitItemInline]
 
 
@@ -314,11 +437,15 @@ class AnnotatorAdmin(admin.ModelAdmin):
     list_display = ["__str__", "source", "native_language", "country", "created_at"]
     search_fields = ["external_id", "user__username"]
 
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        return queryset if is_superuser(request.user) else queryset.filter(pk__in=visible_annotators(request.user))
+
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(InVisibleCampaigns):
     list_display = ["annotator", "campaign", "hit", "status", "position", "started_at", "completed_at"]
-    list_filter = ["campaign", "status"]
+    list_filter = [CampaignFilter, "status"]
     search_fields = ["annotator__external_id", "annotator__user__username"]
     actions = ["block_workers"]
 
@@ -334,9 +461,8 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(InVisibleCampaigns):
     list_display = ["annotator", "campaign", "item", "score", "choice", "seconds", "created_at"]
-    list_filter = ["campaign"]
     list_select_related = ["annotator", "campaign", "item"]
 
     def has_add_permission(self, request):

@@ -1,6 +1,8 @@
 """Admin: per campaign its stored results, read-only and rounded as the results pages print them, with a
-prominent link to the results page itself (`/results/<slug>/`), and a recompute action."""
+prominent link to the results page itself (`/results/<slug>/`), and a recompute action. A researcher sees the
+campaigns they own or that are shared with them (evaluation/permissions.py)."""
 from django.contrib import admin, messages
+from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -10,6 +12,7 @@ from .admin_inlines import WorkerInline, is_p_value
 from .charts import format_p
 from .families import family_of
 from .models import CampaignStatistics
+from .permissions import visible_campaigns
 from .services.results_read import header_of
 from .tasks import compute_campaign_results
 
@@ -64,7 +67,8 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
     change_form_template = "admin/evaluation/campaignstatistics/change_form.html"
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("results").defer("results__translations")
+        return visible_campaigns(request.user, super().get_queryset(request)).select_related("results").defer(
+            "results__translations")
 
     def get_fields(self, request, obj=None):
         """The conventions only where the summary records them (Direct Assessment's reliability test)."""
@@ -92,9 +96,10 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         campaign = self.get_object(request, object_id)
-        if campaign is not None:
-            extra_context = {**(extra_context or {}), "results_url": results_url(campaign),
-                             "title": f"Results: {campaign.name}", "subtitle": None}
+        if campaign is None:
+            raise Http404("No such campaign.")  # someone else's is not found either
+        extra_context = {**(extra_context or {}), "results_url": results_url(campaign),
+                         "title": f"Results: {campaign.name}", "subtitle": None}
         return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="results page")

@@ -46,9 +46,11 @@ def forget_queued_recomputes():
 
 
 @pytest.fixture
-def make_campaign(db):
+def make_campaign(db, researcher):
+    """Import a campaign owned by `researcher` (the `api` fixture's user) unless `owner=` says otherwise."""
     def make(n_segments=35, systems=("sys-A", "sys-B"), protocol="adequacy", redundancy=1, seed=7, **settings):
         lines = as_bytes(campaign_lines(n_segments, systems))
+        settings.setdefault("owner", researcher)
         return import_campaign(lines, name=settings.pop("name", "Test campaign"), protocol=protocol,
                                redundancy=redundancy, seed=seed, **settings).campaign
     return make

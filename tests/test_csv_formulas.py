@@ -35,13 +35,14 @@ def _formula_cells(rows: list[list[str]]) -> list[str]:
 
 
 @pytest.fixture
-def campaigns():
+def campaigns(researcher):
     da = import_judgments(da_lines(careful=2, clickers=1, systems=("=sys-A", "sys-B", "-sys-C"), worker_prefix=WORKER),
-                          fmt="wmt-da", name="Formula DA").campaign
+                          fmt="wmt-da", name="Formula DA", owner=researcher).campaign
     lines = [line.replace(b"rater-", WORKER.replace(",", ";").encode() + b"rater-")
              .replace(b"MT", SYSTEMS[0].encode()).replace(b"Human", SYSTEMS[1].encode())
              for line in pairwise_lines()]
-    pairwise = import_judgments(lines, fmt="pairwise-csv", name="Formula pairwise", systems=list(SYSTEMS)).campaign
+    pairwise = import_judgments(lines, fmt="pairwise-csv", name="Formula pairwise", systems=list(SYSTEMS),
+                                owner=researcher).campaign
     for campaign in (da, pairwise):
         compute_results(campaign)
     return [da, pairwise]

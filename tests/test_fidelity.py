@@ -80,14 +80,14 @@ def _study_file(part: str, careful: int = 3) -> list[bytes]:
     return [(line + "\n").encode() for line in lines]
 
 
-def test_a_worker_passes_only_when_pooled_over_the_study(api):
+def test_a_worker_passes_only_when_pooled_over_the_study(api, researcher):
     diffs = {part: [bad - orig for _, _, orig, bad in rows] for part, rows in WORKER_ROWS.items()}
     alone = {part: sps.ttest_1samp(d, 0, alternative="less").pvalue for part, d in diffs.items()}
     pooled_p = sps.ttest_1samp(diffs["one"] + diffs["two"], 0, alternative="less").pvalue
     assert min(alone.values()) >= 0.05 > pooled_p  # the data make the point
-    campaigns = [import_judgments(_study_file(part), fmt="wmt-da", name=f"Study {part}", study="WMT test").campaign
-                 for part in ("one", "two")]
-    alone_campaign = import_judgments(_study_file("one"), fmt="wmt-da", name="Alone").campaign
+    campaigns = [import_judgments(_study_file(part), fmt="wmt-da", name=f"Study {part}", study="WMT test",
+                                  owner=researcher).campaign for part in ("one", "two")]
+    alone_campaign = import_judgments(_study_file("one"), fmt="wmt-da", name="Alone", owner=researcher).campaign
     compute_results(campaigns[0])  # computes the whole study
     compute_results(alone_campaign)
     for campaign in campaigns:
@@ -109,7 +109,7 @@ def test_a_worker_passes_only_when_pooled_over_the_study(api):
 def test_the_study_page_lists_campaigns_and_workers(client, researcher):
     for part in ("one", "two"):
         compute_results(import_judgments(_study_file(part), fmt="wmt-da", name=f"Page {part}",
-                                         study="Page study").campaign)
+                                         study="Page study", owner=researcher).campaign)
     client.force_login(researcher)
     html = client.get("/results/study/page-study/").content.decode()
     assert "Page one" in html and "Page two" in html and html.count("✓ reliable") >= 8
@@ -123,11 +123,11 @@ def _fixed_p(value):
 
 
 @pytest.mark.parametrize("rule, reliable", [("lt", False), ("le", True)])
-def test_the_threshold_rule_decides_a_p_value_equal_to_the_threshold(rule, reliable, api):
+def test_the_threshold_rule_decides_a_p_value_equal_to_the_threshold(rule, reliable, api, researcher):
     reliability_tests.register(reliability_tests.ReliabilityTest("fixed-0.05", "p = 0.05 for everyone", 0.05,
                                                                  "test", _fixed_p(0.05)))
     try:
-        campaign = import_judgments(_study_file("one"), fmt="wmt-da", name=f"Rule {rule}").campaign
+        campaign = import_judgments(_study_file("one"), fmt="wmt-da", name=f"Rule {rule}", owner=researcher).campaign
         campaign.qc_test = "fixed-0.05"
         campaign.options = {**campaign.options, "threshold_rule": rule}
         campaign.save()
@@ -138,8 +138,8 @@ def test_the_threshold_rule_decides_a_p_value_equal_to_the_threshold(rule, relia
     assert {w["reliable"] for w in workers} == {reliable}
 
 
-def test_each_campaign_says_which_preset_it_used(api):
-    campaign = import_judgments(_study_file("two"), fmt="wmt-da", name="Presets").campaign
+def test_each_campaign_says_which_preset_it_used(api, researcher):
+    campaign = import_judgments(_study_file("two"), fmt="wmt-da", name="Presets", owner=researcher).campaign
     compute_results(campaign)
     conventions = api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["conventions"]
     assert conventions["preset"] == "wmt21-da" and conventions["differs_from_preset"] == []

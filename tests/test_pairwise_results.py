@@ -29,8 +29,9 @@ def paper_csv() -> list[bytes]:
     return [(line + "\n").encode() for line in lines]
 
 
-def test_the_papers_totals_give_its_p_values(api):
-    campaign = import_judgments(paper_csv(), fmt="pairwise-csv", name="Laeubli 2018", systems=["MT", "Human"]).campaign
+def test_the_papers_totals_give_its_p_values(api, researcher):
+    campaign = import_judgments(paper_csv(), fmt="pairwise-csv", name="Laeubli 2018", systems=["MT", "Human"],
+                                owner=researcher).campaign
     compute_results(campaign)
     body = api.get(f"/api/campaigns/{campaign.slug}/pairwise/").json()
     assert body["systems"] == ["MT", "Human"]
@@ -97,11 +98,11 @@ def run_judge(client, campaign, judge, rng, tally):
     return True
 
 
-def test_simulated_judges_the_clicker_is_excluded_and_the_preference_found(api):
+def test_simulated_judges_the_clicker_is_excluded_and_the_preference_found(api, researcher):
     lines = as_bytes(campaign_lines(60, systems=("human", "mt"), docs=12, length=12))
     campaign = import_campaign(lines, name="Parity", protocol="pairwise-adequacy", redundancy=4, seed=11, options={
         "systems": ["mt", "human"], "unit": "both", "docs_per_hit": 4,
-        "spam_rates": {"document": 0.5, "sentence": 0.3}}).campaign
+        "spam_rates": {"document": 0.5, "sentence": 0.3}}, owner=researcher).campaign
     rng = random.Random(7)
     judges = [Judge(f"careful-{i}") for i in range(11)] + [Judge("clicker", careful=False)]
     rng.shuffle(judges)
@@ -141,10 +142,10 @@ def test_simulated_judges_the_clicker_is_excluded_and_the_preference_found(api):
     assert workers["careful-0"]["pairs"] > 0  # spam items seen
 
 
-def test_export_tells_which_system_was_on_which_side(api, client):
+def test_export_tells_which_system_was_on_which_side(api, client, researcher):
     lines = as_bytes(campaign_lines(20, systems=("human", "mt"), docs=4))
     campaign = import_campaign(lines, name="Sides", protocol="pairwise-fluency", seed=3,
-                               options={"systems": ["mt", "human"], "unit": "document"}).campaign
+                               options={"systems": ["mt", "human"], "unit": "document"}, owner=researcher).campaign
     run_judge(client, campaign, Judge("j1"), random.Random(1), {("j1", u): Counter() for u in ("document",)})
     rows = json.loads(b"".join(api.get(f"/api/campaigns/{campaign.slug}/judgments/",
                                        {"format": "json"}).streaming_content))

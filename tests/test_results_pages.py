@@ -98,34 +98,39 @@ def pairwise_lines(systems=("MT", "Human"), raters: int = 4, items: int = 30, se
     return [(line + "\n").encode() for line in lines]
 
 
-def da_campaign(name="DA campaign", **options):
-    campaign = import_judgments(da_lines(**options), fmt="wmt-da", name=name).campaign
+def da_campaign(name="DA campaign", owner=None, **options):
+    campaign = import_judgments(da_lines(**options), fmt="wmt-da", name=name, owner=owner).campaign
     compute_results(campaign)
     return campaign
 
 
-def pairwise_campaign(name="Pairwise campaign", systems=("MT", "Human"), **options):
+def pairwise_campaign(name="Pairwise campaign", systems=("MT", "Human"), owner=None, **options):
     campaign = import_judgments(pairwise_lines(systems, **options), fmt="pairwise-csv", name=name,
-                                systems=list(systems)).campaign
+                                systems=list(systems), owner=owner).campaign
     compute_results(campaign)
     return campaign
 
 
 @pytest.fixture
-def staff(client, db):
-    user = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
-    client.force_login(user)
+def staff_user(db):
+    """A staff researcher: the owner of the campaigns below."""
+    return get_user_model().objects.create_user("staff", password="pw", is_staff=True)
+
+
+@pytest.fixture
+def staff(client, staff_user):
+    client.force_login(staff_user)
     return client
 
 
 @pytest.fixture
-def da(db):
-    return da_campaign()
+def da(staff_user):
+    return da_campaign(owner=staff_user)
 
 
 @pytest.fixture
-def pairwise(db):
-    return pairwise_campaign()
+def pairwise(staff_user):
+    return pairwise_campaign(owner=staff_user)
 
 
 def svgs(html: str) -> list[str]:
@@ -161,6 +166,9 @@ def test_members_of_the_researchers_group_get_in(client, da):
     user = get_user_model().objects.create_user("researcher-member", password="pw")
     user.groups.add(Group.objects.create(name="researchers"))
     client.force_login(user)
+    assert client.get("/results/").status_code == 200
+    assert client.get(f"/results/{da.slug}/").status_code == 404  # not theirs
+    da.shared_with.add(user)
     assert client.get(f"/results/{da.slug}/").status_code == 200
 
 
@@ -231,8 +239,9 @@ def test_pairwise_page_has_the_preference_bars_and_sign_tests(staff, pairwise):
     assert raters["rater-3"]["reliable"] is False and raters["rater-0"]["spam_miss_rate"] == 0
 
 
-def test_a_campaign_without_results_says_so(staff):
-    campaign = import_judgments(da_lines(careful=1, clickers=0, segments=4), fmt="wmt-da", name="Not yet").campaign
+def test_a_campaign_without_results_says_so(staff, staff_user):
+    campaign = import_judgments(da_lines(careful=1, clickers=0, segments=4), fmt="wmt-da", name="Not yet",
+                                owner=staff_user).campaign
     html = staff.get(f"/results/{campaign.slug}/").content.decode()
     assert "No results computed yet" in html and "judgments waiting" in html
     assert "Compute</button>" in html
@@ -256,7 +265,9 @@ def test_recompute_needs_the_csrf_token(da):
     from django.test import Client
 
     client = Client(enforce_csrf_checks=True)
-    client.force_login(get_user_model().objects.create_user("csrf", password="pw", is_staff=True))
+    user = get_user_model().objects.create_user("csrf", password="pw", is_staff=True)
+    da.shared_with.add(user)
+    client.force_login(user)
     assert client.post(f"/results/{da.slug}/recompute/").status_code == 403
     html = client.get(f"/results/{da.slug}/").content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
@@ -281,23 +292,23 @@ def _queries(client, url) -> int:
     return len(queries)
 
 
-def test_query_count_does_not_grow_with_the_campaign(staff):
-    small = da_campaign("Small", careful=2, clickers=1, segments=8, systems=("s1", "s2"))
+def test_query_count_does_not_grow_with_the_campaign(staff, staff_user):
+    small = da_campaign("Small", careful=2, clickers=1, segments=8, systems=("s1", "s2"), owner=staff_user)
     large = da_campaign("Large", careful=12, clickers=4, segments=60, systems=("s1", "s2", "s3", "s4", "s5"),
-                        seed=5)
+                        seed=5, owner=staff_user)
     assert Judgment.objects.filter(campaign=large).count() > 10 * Judgment.objects.filter(campaign=small).count()
     n_small, n_large = _queries(staff, f"/results/{small.slug}/"), _queries(staff, f"/results/{large.slug}/")
     assert n_small == n_large <= 12
-    small_pw = pairwise_campaign("Small pairwise", raters=2, items=5)
-    large_pw = pairwise_campaign("Large pairwise", raters=8, items=60, seed=9)
+    small_pw = pairwise_campaign("Small pairwise", raters=2, items=5, owner=staff_user)
+    large_pw = pairwise_campaign("Large pairwise", raters=8, items=60, seed=9, owner=staff_user)
     n_small, n_large = _queries(staff, f"/results/{small_pw.slug}/"), _queries(staff, f"/results/{large_pw.slug}/")
     assert n_small == n_large <= 12
 
 
 # Escaping ---------------------------------------------------------------------------------------
 
-def test_user_typed_text_is_escaped_in_html_and_svg(staff):
-    campaign = da_campaign(f"Campaign {XSS}", systems=(f"sys{XSS}", "plain"), worker_prefix=XSS)
+def test_user_typed_text_is_escaped_in_html_and_svg(staff, staff_user):
+    campaign = da_campaign(f"Campaign {XSS}", systems=(f"sys{XSS}", "plain"), worker_prefix=XSS, owner=staff_user)
     html = staff.get(f"/results/{campaign.slug}/").content.decode()
     assert "<script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -309,16 +320,16 @@ def test_user_typed_text_is_escaped_in_html_and_svg(staff):
     assert "<script>" not in staff.get("/results/").content.decode()
 
 
-def test_pairwise_system_names_are_escaped(staff):
-    campaign = pairwise_campaign(f"Pairwise {XSS}", systems=(f"MT{XSS}", "Human"))
+def test_pairwise_system_names_are_escaped(staff, staff_user):
+    campaign = pairwise_campaign(f"Pairwise {XSS}", systems=(f"MT{XSS}", "Human"), owner=staff_user)
     html = staff.get(f"/results/{campaign.slug}/").content.decode()
     assert "<script>" not in html and "MT&lt;script&gt;" in html
     for svg in svgs(html):
         ET.fromstring(svg)
 
 
-def test_csv_guards_against_spreadsheet_formulas(staff):
-    campaign = da_campaign("Formula", worker_prefix="=HYPERLINK(1)")
+def test_csv_guards_against_spreadsheet_formulas(staff, staff_user):
+    campaign = da_campaign("Formula", worker_prefix="=HYPERLINK(1)", owner=staff_user)
     rows = read_csv(staff.get(f"/results/{campaign.slug}/workers.csv"))
     assert all(not r[0].startswith("=") for r in rows[1:]) and rows[1][0].startswith("'=HYPERLINK")
 
@@ -390,11 +401,11 @@ def test_pairwise_csv_downloads(staff, pairwise):
 
 # Longitudinal comparison (000 Table 3) ----------------------------------------------------------
 
-def test_compare_shows_delta_and_gain_of_the_calibration(staff):
+def test_compare_shows_delta_and_gain_of_the_calibration(staff, staff_user):
     old = da_campaign("Old test set", systems=("bench", "old-best", "old-second"),
-                      quality={"bench": 70, "old-best": 55, "old-second": 40}, seed=11)
+                      quality={"bench": 70, "old-best": 55, "old-second": 40}, seed=11, owner=staff_user)
     new = da_campaign("New test set", systems=("bench", "new-best", "new-second"),
-                      quality={"bench": 60, "new-best": 62, "new-second": 45}, seed=12)
+                      quality={"bench": 60, "new-best": 62, "new-second": 45}, seed=12, owner=staff_user)
     form = staff.get("/results/compare/")
     assert form.status_code == 200 and "Old test set" in form.content.decode()
     response = staff.get("/results/compare/", {"old": old.slug, "new": new.slug})
@@ -424,12 +435,12 @@ def test_compare_shows_delta_and_gain_of_the_calibration(staff):
     assert float(rows[1][3]) == pytest.approx(calibration(new, old, "bench", "new-best", "old-best")["raw"]["delta"])
 
 
-def test_compare_explains_what_is_missing(staff):
-    old = da_campaign("First", systems=("a", "b"), seed=1)
-    new = da_campaign("Second", systems=("c", "d"), seed=2)
+def test_compare_explains_what_is_missing(staff, staff_user):
+    old = da_campaign("First", systems=("a", "b"), seed=1, owner=staff_user)
+    new = da_campaign("Second", systems=("c", "d"), seed=2, owner=staff_user)
     html = staff.get("/results/compare/", {"old": old.slug, "new": new.slug}).content.decode()
     assert "share no system" in html
-    both = da_campaign("Third", systems=("a", "b", "e"), seed=3)
+    both = da_campaign("Third", systems=("a", "b", "e"), seed=3, owner=staff_user)
     response = staff.get("/results/compare/", {"old": old.slug, "new": both.slug})
     assert response.context["result"] is None and "Pick the benchmark system" in response.content.decode()
     bad = staff.get("/results/compare/", {"old": old.slug, "new": both.slug, "benchmark": "zzz"})

@@ -40,8 +40,8 @@ def wmt_file(rows=ROWS, header=HEADER) -> list[bytes]:
 
 
 @pytest.fixture
-def hand(api):
-    result = import_judgments(wmt_file(), fmt="wmt-da", name="Hand made")
+def hand(api, researcher):
+    result = import_judgments(wmt_file(), fmt="wmt-da", name="Hand made", owner=researcher)
     compute_results(result.campaign)
     return result.campaign
 
@@ -177,3 +177,4 @@ def test_api_import_judgments(api):
                                                              "name": "Via API"}, format="multipart")
     assert response.status_code == 201, response.content
     assert response.json() == {"campaign": "via-api", "judgments": 20}
+    assert Campaign.objects.get(slug="via-api").owner.username == "researcher"  # the importer owns it

@@ -1,5 +1,7 @@
 """The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
 `systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -15,6 +17,7 @@ from annotation.services import assignment as assigning
 from annotation.services.progress import campaign_counts
 
 from ..families import BadQuery, all_endpoints, family_of
+from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials, visible_campaigns
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..serializers import CampaignSerializer
 from ..services.crowd import approval_suggestions, cost_report
@@ -38,12 +41,39 @@ class WorkerRef(serializers.Serializer):
     worker = serializers.CharField(max_length=255)
 
 
+class ShareChange(serializers.Serializer):
+    """Users (by user name) and groups (by name) to share a campaign with, or to take the share back from."""
+
+    users = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
+                                  max_length=1000)
+    groups = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
+                                   max_length=1000)
+
+    def validate(self, attrs):
+        if not attrs["users"] and not attrs["groups"]:
+            raise serializers.ValidationError("name users, groups or both")
+        return attrs
+
+
+#: Query parameters that name another campaign (calibration's `against`): one the user may not see is answered
+#: as a campaign that does not exist.
+CAMPAIGN_PARAMETERS = ("against",)
+
+
 def bad_request(detail: str) -> Response:
     return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Campaigns with their settings, progress counts and results."""
+def sharing(campaign) -> dict:
+    return {"campaign": campaign.slug, "owner": campaign.owner.get_username() if campaign.owner else None,
+            "users": sorted(u.get_username() for u in campaign.shared_with.all()),
+            "groups": sorted(campaign.shared_with_groups.values_list("name", flat=True))}
+
+
+class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                      viewsets.GenericViewSet):
+    """Campaigns with their settings, progress counts and results: those the user owns or that are shared with
+    them (superusers: all); any other campaign is not found (evaluation/permissions.py)."""
 
     queryset = (Campaign.objects.select_related("results", "study")
                 .defer("results__translations", "results__agreement", "results__summary").order_by("-created_at"))
@@ -51,6 +81,10 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
     lookup_field = "slug"
     parser_classes = [MultiPartParser, FormParser]
     filterset_fields = ["protocol", "status", "analysis_only"]
+    permission_classes = [CAN_USE]
+
+    def get_queryset(self):
+        return visible_campaigns(self.request.user, super().get_queryset())
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
@@ -159,7 +193,22 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
                 return bad_request(f"a {family.label or 'campaign without statistics'} campaign has no "
                                    f"{endpoint} results")
             raise NotFound(f"no results called {endpoint!r}")
-        return self._answer(lambda: handler(campaign, request.query_params))
+        params = self._visible_params(request.query_params)
+        return self._answer(lambda: handler(campaign, params))
+
+    def _visible_params(self, params):
+        """The query with any other campaign the user may not see blanked, so that it is answered exactly as a
+        slug that names no campaign."""
+        named = {key: params[key] for key in CAMPAIGN_PARAMETERS if params.get(key)}
+        hidden = set(named.values()) - set(visible_campaigns(self.request.user)
+                                           .filter(slug__in=named.values()).values_list("slug", flat=True))
+        if not hidden:
+            return params
+        params = params.copy()
+        for key, slug in named.items():
+            if slug in hidden:
+                params[key] = ""
+        return params
 
     @staticmethod
     def _answer(compute) -> Response:
@@ -224,3 +273,34 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         if request.query_params.get("format") == "csv":
             return csv_response(f"{campaign.slug}-approvals.csv", APPROVAL_COLUMNS, rows, stream=True)
         return Response({**freshness(campaign).as_api(), "results": rows})
+
+    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
+    def share(self, request, slug=None):
+        """Share the campaign with researchers (by user name) and groups (by name): they see and act on it as its
+        owner does, but only the owner (or a superuser) shares. Answers who has it now."""
+        return self._change_sharing(request, add=True)
+
+    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
+    def unshare(self, request, slug=None):
+        """Take the share back from these users and groups."""
+        return self._change_sharing(request, add=False)
+
+    def _change_sharing(self, request, add: bool) -> Response:
+        campaign = self.get_object()
+        form = ShareChange(data=request.data)
+        form.is_valid(raise_exception=True)
+        names, group_names = set(form.validated_data["users"]), set(form.validated_data["groups"])
+        users = list(get_user_model().objects.filter(**{f"{get_user_model().USERNAME_FIELD}__in": names}))
+        groups = list(Group.objects.filter(name__in=group_names))
+        unknown = sorted(names - {u.get_username() for u in users}) + sorted(group_names - {g.name for g in groups})
+        if unknown:
+            return bad_request("no user or group called: " + ", ".join(unknown))
+        if add:
+            campaign.shared_with.add(*users)
+            campaign.shared_with_groups.add(*groups)
+        else:
+            campaign.shared_with.remove(*users)
+            campaign.shared_with_groups.remove(*groups)
+        return Response(sharing(campaign))

@@ -5,16 +5,14 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from annotation.models import Campaign
-
 from ..families import family_of
-from ..permissions import researcher_required
+from ..permissions import researcher_required, visible_campaigns
 from ..presenters.common import tables_of
 from ..services.csv_export import csv_response
 
 
-def _table(slug: str, name: str):
-    campaign = get_object_or_404(Campaign, slug=slug)
+def _table(request, slug: str, name: str):
+    campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
     table = tables_of(family_of(campaign)).get(name)
     if table is None:
         raise Http404("No such table for this campaign.")
@@ -24,7 +22,7 @@ def _table(slug: str, name: str):
 @require_GET
 @researcher_required
 def table_csv(request, slug: str, table: str):
-    campaign, spec = _table(slug, table)
+    campaign, spec = _table(request, slug, table)
     columns, rows = spec.rows(campaign, request.GET)
     return csv_response(f"{campaign.slug}-{spec.name}.csv", columns, rows)
 
@@ -32,7 +30,7 @@ def table_csv(request, slug: str, table: str):
 @require_GET
 @researcher_required
 def table_latex(request, slug: str, table: str):
-    campaign, spec = _table(slug, table)
+    campaign, spec = _table(request, slug, table)
     if spec.latex is None:
         raise Http404("This table has no LaTeX version.")
     response = HttpResponse(spec.latex(campaign, request.GET), content_type="application/x-tex; charset=utf-8")

@@ -16,7 +16,7 @@ from annotation.models import Campaign
 from annotation.protocols import UnknownProtocol
 
 from ..families import family_of
-from ..permissions import researcher_required
+from ..permissions import researcher_required, visible_campaigns
 from ..presenters.common import cost_rows, progress_section, tables_of
 from ..services.crowd import cost_report
 from ..services.results_read import freshness, header_of
@@ -38,7 +38,7 @@ def protocol_label(campaign: Campaign) -> str:
 @require_GET
 @researcher_required
 def results_index(request):
-    campaigns = (Campaign.objects.select_related("results")
+    campaigns = (visible_campaigns(request.user).select_related("results")
                  .defer("results__translations", "results__agreement", "results__summary", "results__progress")
                  .order_by("-created_at"))
     rows = [{"campaign": c, "header": header_of(c), "label": protocol_label(c)} for c in campaigns]
@@ -54,8 +54,8 @@ def _filter_workers(rows: list[dict], which: str) -> list[dict]:
 @require_GET
 @researcher_required
 def campaign_results(request, slug: str):
-    campaign = get_object_or_404(Campaign.objects.select_related("results", "study").defer("results__translations"),
-                                 slug=slug)
+    campaign = get_object_or_404(visible_campaigns(request.user).select_related("results", "study")
+                                 .defer("results__translations"), slug=slug)
     header = header_of(campaign)
     family = family_of(campaign)
     which = request.GET.get("workers", "all")
@@ -79,7 +79,7 @@ def campaign_results(request, slug: str):
 @researcher_required
 def recompute(request, slug: str):
     """Queue the campaign's statistics on the Celery workers and return to its page."""
-    campaign = get_object_or_404(Campaign, slug=slug)
+    campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
     try:
         compute_campaign_results.apply_async((campaign.pk,), retry=False)
     except Exception as exc:  # no broker, or (tasks in-process) the computation itself failed

@@ -1,4 +1,8 @@
-"""Studies in the researcher API and on the results pages: their campaigns and the workers' pooled verdicts."""
+"""Studies in the researcher API and on the results pages: their campaigns and the workers' pooled verdicts.
+
+A researcher sees the studies they own or that are shared with them, and in a study only the campaigns they may
+see (evaluation/permissions.py)."""
+from django.db.models import Prefetch, Sum
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
@@ -6,11 +10,33 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.response import Response
 
-from annotation.models import Study
+from annotation.models import Campaign, Study
 
 from .. import charts
-from ..permissions import researcher_required
+from ..models import WorkerResult
+from ..permissions import CAN_USE, ExplainsDenials, researcher_required, visible_campaigns, visible_studies
 from ..services.studies import study_overview
+
+
+def visible_overview(study: Study, user) -> dict:
+    """`study_overview` with the study's campaigns that `user` may not see left out: their columns, the workers
+    seen only there, and those campaigns' judgments in the workers' totals (the pooled verdicts stay as computed,
+    over the whole study)."""
+    overview = study_overview(study)
+    members = Campaign.objects.filter(study=study)  # not study.campaigns: the view set prefetches only visible ones
+    shown = set(visible_campaigns(user, members).values_list("slug", flat=True))
+    hidden = set(members.values_list("slug", flat=True)) - shown
+    if not hidden:
+        return overview
+    elsewhere = dict(WorkerResult.objects.filter(campaign__study=study, campaign__slug__in=hidden)
+                     .values("worker").annotate(n=Sum("judgments")).values_list("worker", "n"))
+    workers = []
+    for row in overview["workers"]:
+        cells = {slug: cell for slug, cell in row["campaigns"].items() if slug in shown}
+        if cells:
+            workers.append({**row, "campaigns": cells, "judgments": row["judgments"] - (elsewhere.get(row["worker"])
+                                                                                         or 0)})
+    return {**overview, "campaigns": [c for c in overview["campaigns"] if c["slug"] in shown], "workers": workers}
 
 
 class StudySerializer(serializers.ModelSerializer):
@@ -21,24 +47,31 @@ class StudySerializer(serializers.ModelSerializer):
         fields = ["slug", "name", "created_at", "campaigns"]
 
 
-class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class StudyViewSet(ExplainsDenials, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Studies: groups of campaigns judged by one crowd, whose workers are tested over all of them."""
 
-    queryset = Study.objects.prefetch_related("campaigns").order_by("name")
+    queryset = Study.objects.order_by("name")
     serializer_class = StudySerializer
     lookup_field = "slug"
+    permission_classes = [CAN_USE]
+
+    def get_queryset(self):
+        campaigns = visible_campaigns(self.request.user).order_by("name")
+        return visible_studies(self.request.user, super().get_queryset()).prefetch_related(
+            Prefetch("campaigns", queryset=campaigns))
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def retrieve(self, request, slug=None):
-        """The study's campaigns and, per worker, the verdict, p-value and pairs in each campaign."""
-        return Response(study_overview(self.get_object()))
+        """The study's campaigns and, per worker, the verdict, p-value and pairs in each campaign (the campaigns
+        the user may see)."""
+        return Response(visible_overview(self.get_object(), request.user))
 
 
 @require_GET
 @researcher_required
 def study_page(request, slug: str):
-    study = get_object_or_404(Study, slug=slug)
-    overview = study_overview(study)
+    study = get_object_or_404(visible_studies(request.user), slug=slug)
+    overview = visible_overview(study, request.user)
     for row in overview["workers"]:
         row["cells"] = [row["campaigns"].get(c["slug"]) for c in overview["campaigns"]]
         for cell in filter(None, row["cells"]):

@@ -284,11 +284,11 @@ def _wmt_da_text(rng: random.Random) -> str:
 
 
 def test_results_page_shows_the_figures(live_server, desktop, tmp_path):
-    get_user_model().objects.create_user(USERNAME, password=PASSWORD, is_staff=True)
+    researcher = get_user_model().objects.create_user(USERNAME, password=PASSWORD, is_staff=True)
     path = tmp_path / "judgments.txt"
     path.write_text(_wmt_da_text(random.Random(5)), encoding="utf-8")
     with path.open("rb") as handle:
-        campaign = import_judgments(handle, fmt="wmt-da", name="Imported news judgments").campaign
+        campaign = import_judgments(handle, fmt="wmt-da", name="Imported news judgments", owner=researcher).campaign
     assert compute_results(campaign) is not None
     page = desktop
     page.goto(f"{live_server.url}/results/{campaign.slug}/")

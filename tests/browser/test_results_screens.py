@@ -101,8 +101,7 @@ def _spread_over_time(campaign, rng: random.Random, hours: float = 40):
     Judgment.objects.bulk_update(judgments, ["created_at"], batch_size=2000)
 
 
-def _login(context, live_server):
-    user = get_user_model().objects.create_user("screens", password="pw", is_staff=True)
+def _login(context, live_server, user):
     client = Client()
     client.force_login(user)
     cookie = client.cookies["sessionid"]
@@ -111,20 +110,22 @@ def _login(context, live_server):
 
 def test_results_pages_screenshots(live_server, browser):
     rng = random.Random(2018)
-    da = import_judgments(_da_file(rng), fmt="wmt-da", name="WMT-style newstest, German→English adequacy").campaign
+    user = get_user_model().objects.create_user("screens", password="pw", is_staff=True)
+    da = import_judgments(_da_file(rng), fmt="wmt-da", name="WMT-style newstest, German→English adequacy",
+                          owner=user).campaign
     da.payment_per_hit = "1.00"
     da.save(update_fields=["payment_per_hit"])
     _spread_over_time(da, rng)
     compute_results(da)
     pairwise = import_judgments(_pairwise_file(rng), fmt="pairwise-csv", name="Human parity, zh→en (003 replication)",
-                                systems=["MT", "Human"]).campaign
+                                systems=["MT", "Human"], owner=user).campaign
     pairwise.payment_per_hit = "45.00"
     pairwise.save(update_fields=["payment_per_hit"])
     _spread_over_time(pairwise, rng, hours=30)
     compute_results(pairwise)
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    _login(context, live_server)
+    _login(context, live_server, user)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -1,15 +1,28 @@
-"""`manage.py import_campaign FILE --name NAME --protocol P [--redundancy K] ...`: every import option of
-every protocol (`Protocol.option_fields`) as a flag, validated by `Protocol.parse_options`."""
+"""`manage.py import_campaign FILE --name NAME --protocol P [--redundancy K] [--owner USERNAME] ...`: every import
+option of every protocol (`Protocol.option_fields`) as a flag, validated by `Protocol.parse_options`."""
 import argparse
 import json
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.protocols import UnknownProtocol, all_protocols, get_protocol
 from annotation.protocols.options import OptionError, help_text, union
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 
+OWNER_HELP = ("The user who owns the campaign (and a study the import creates): they see it in the API, the results "
+              "pages and the admin. Without it only superusers see the campaign until it is given an owner.")
 METAVARS = {"int": "N", "float": "X", "decimal": "AMOUNT", "list": "A,B", "text": "TEXT", "str": "TEXT"}
+
+
+def owner_named(username: str | None):
+    """The user called `username` (None for None), or a CommandError."""
+    if username is None:
+        return None
+    user = get_user_model()._default_manager.filter(**{get_user_model().USERNAME_FIELD: username}).first()
+    if user is None:
+        raise CommandError(f"owner: no user called {username!r}")
+    return user
 
 
 class Command(BaseCommand):
@@ -20,6 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("file")
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", required=True, help=", ".join(protocols))
+        parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)
         for option, used_by in union(all_protocols()):
             # Every value reaches parse_options as given (None when absent), so the errors name the field.
             kwargs = {"dest": option.name, "default": None,
@@ -31,6 +45,7 @@ class Command(BaseCommand):
             parser.add_argument(option.flag, **kwargs)
 
     def handle(self, *args, **opts):
+        owner = owner_named(opts["owner"])
         try:
             protocol = get_protocol(opts["protocol"])
         except UnknownProtocol as exc:
@@ -42,7 +57,8 @@ class Command(BaseCommand):
             raise CommandError(f"refused options: {exc}") from None
         try:
             with open(opts["file"], "rb") as handle:
-                result = import_campaign(handle, name=opts["name"], protocol=protocol.name, parsed=parsed)
+                result = import_campaign(handle, name=opts["name"], protocol=protocol.name, parsed=parsed,
+                                         owner=owner)
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:

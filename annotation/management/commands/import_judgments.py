@@ -1,10 +1,13 @@
-"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--study STUDY]` (docs/api.md)."""
+"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--study STUDY] [--owner USERNAME]`
+(docs/api.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services.campaign_import import CampaignFileError
 from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
+
+from .import_campaign import OWNER_HELP, owner_named
 
 
 class Command(BaseCommand):
@@ -18,8 +21,10 @@ class Command(BaseCommand):
         parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
         parser.add_argument("--study", help="The study the campaign belongs to (created if new): workers' "
                                             "reliability is tested over all of its campaigns.")
+        parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)
 
     def handle(self, *args, **opts):
+        owner = owner_named(opts["owner"])
         options = {"study": opts["study"]} if opts["study"] else {}
         if opts["protocol"]:
             options["protocol"] = opts["protocol"]
@@ -27,7 +32,7 @@ class Command(BaseCommand):
             options["systems"] = [s.strip() for s in opts["systems"].split(",") if s.strip()]
         try:
             with open(opts["file"], "rb") as handle:
-                result = import_judgments(handle, fmt=opts["format"], name=opts["name"], **options)
+                result = import_judgments(handle, fmt=opts["format"], name=opts["name"], owner=owner, **options)
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:
