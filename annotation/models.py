@@ -339,7 +339,7 @@ class Assignment(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=64, blank=True)
     entry_ip = models.GenericIPAddressField(null=True, blank=True, help_text="Where the worker came in from.")
-    browser_key = models.CharField(max_length=64, blank=True,
+    browser_key = models.CharField(max_length=64, blank=True, default="",
                                    help_text="The browser the HIT is bound to (a cookie set at crowd entry).")
     entry = models.JSONField(
         default=dict, blank=True,
