@@ -212,6 +212,37 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")
 
+# Crowd entry (/c/<slug>/start/, docs/api.md §8.1). Rate limits per client address (IPv6: per /64) and per
+# campaign, "<count>/<s|m|h|d>" (e.g. 30/m, 100/5m); a blank value turns one off. They are counted by
+# django-ratelimit in the default cache: Redis when configured (above), so they hold across gunicorn workers and
+# hosts; in-process memory counts per process. A cache that cannot be reached limits nothing (fail open).
+_RATE = r"^\d+/\d*[smhd]$"
+
+
+def _crowd_setting(name: str, default: str, pattern: str) -> str | None:
+    import re
+
+    value = env.str(name, default=default).strip()
+    if value and not re.match(pattern, value):
+        raise ImproperlyConfigured(f"{name} must be blank (off) or match {pattern}, not {value!r}.")
+    return value or None
+
+
+CROWD_ENTRY_RATE_PER_IP = _crowd_setting("CROWD_ENTRY_RATE_PER_IP", "30/m", _RATE)
+CROWD_ENTRY_RATE_PER_CAMPAIGN = _crowd_setting("CROWD_ENTRY_RATE_PER_CAMPAIGN", "600/m", _RATE)
+# At most this many open (active, not idle) HITs of one campaign are handed to one client address; blank: no cap.
+# A lab whose annotators share one address (a NAT) needs it raised or off.
+_cap = _crowd_setting("CROWD_MAX_OPEN_HITS_PER_IP", "3", r"^[1-9]\d*$")
+CROWD_MAX_OPEN_HITS_PER_IP = int(_cap) if _cap else None
+# A crowd worker's open HIT is bound to the browser that took it (a cookie): the same worker id from another
+# browser gets another HIT or a refusal, not that one, until the campaign's idle timeout frees it.
+CROWD_BIND_BROWSER = env.bool("CROWD_BIND_BROWSER", default=True)
+# The client address is REMOTE_ADDR; behind N proxies that each append to X-Forwarded-For, set N: the address
+# the outermost proxy saw is used (the N-th from the right), never a hop the client could have written.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_FAIL_OPEN = True
+
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")
 # Words that fixed routes use where a campaign slug also goes (/results/compare/), never given to a campaign.

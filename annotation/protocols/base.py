@@ -129,6 +129,9 @@ COMMON_OPTIONS = (
            "before their first HIT."),
     Option("required_native_language", "str", "", "Only workers who declare this native language (e.g. English) "
            "may work.", max_length=64),
+    Option("require_signed_entry", "bool", None, "Crowd entry links must carry signature=<hex HMAC-SHA256 of "
+           "'<campaign slug>:<worker id>' keyed with the campaign's entry secret>; a missing or wrong one is refused "
+           "(403). Make the links with `manage.py sign_entry_link SLUG WORKER_ID` (docs/api.md §8.1)."),
     Option("study", "str", None, "The study (a group of campaigns judged by the same crowd) this campaign belongs "
            "to; created if new. Workers' reliability is then tested over all of the study's campaigns.",
            max_length=200),

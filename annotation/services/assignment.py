@@ -3,13 +3,24 @@
 Each HIT is done by `campaign.redundancy` distinct workers. A worker keeps their
 unfinished HIT until they finish it or stay idle longer than the campaign's timeout;
 after that the HIT may go to someone else, and the idle worker's partial judgments stay.
+
+A crowd worker's HIT is bound to the browser that took it (`browser`, a random cookie set at crowd
+entry, kept in `Assignment.browser_key`): the same worker id from another browser does not get that
+HIT (its token) while it is open, but another HIT or nothing (`HeldElsewhere`). The campaign's idle
+timeout frees it, as it frees any HIT. `max_open_per_ip` caps the open HITs of a campaign taken from
+one address (`Assignment.entry_ip`). Signed entry links: `entry_signature`.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
+import math
 import re
 from datetime import timedelta
+from urllib.parse import urlencode
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -32,6 +43,67 @@ class NoHitAvailable(Exception):
 
 class InvalidWorkerId(ValueError):
     pass
+
+
+class HeldElsewhere(NoHitAvailable):
+    """The worker's open HIT is bound to another browser and the campaign has no other HIT for them.
+    `minutes` is how long until the idle timeout frees it, if that browser stays idle."""
+
+    def __init__(self, minutes: int):
+        self.minutes = minutes
+        super().__init__(f"held by another browser for up to {minutes} more minutes")
+
+
+class TooManyOpenHits(Exception):
+    """The address already holds `limit` open HITs of the campaign."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        super().__init__(f"{limit} open HITs from this address")
+
+
+#: What a browser key (the crowd entry cookie) looks like: secrets.token_urlsafe(32).
+BROWSER_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+
+
+def entry_signature(campaign: Campaign, worker_id: str) -> str:
+    """The `signature` of a signed entry link: hex HMAC-SHA256 of "<slug>:<worker id>" keyed with the
+    campaign's entry secret (docs/api.md §8.1)."""
+    message = f"{campaign.slug}:{worker_id}".encode()
+    return hmac.new(campaign.entry_secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def signature_matches(campaign: Campaign, worker_id: str, signature: str | None) -> bool:
+    """Whether `signature` (hex, any case) signs `worker_id` for this campaign; compared in constant time."""
+    if not signature:
+        return False
+    given = signature.strip().lower().encode("utf-8", "replace")
+    return hmac.compare_digest(entry_signature(campaign, worker_id).encode(), given)
+
+
+def signed_entry_path(campaign: Campaign, worker_id: str, parameter: str = "worker_id") -> str:
+    """The crowd entry path with the worker id and its signature."""
+    query = urlencode({parameter: worker_id, "signature": entry_signature(campaign, worker_id)})
+    return f"/c/{campaign.slug}/start/?{query}"
+
+
+def client_ip(meta, trusted_proxies: int = 0) -> str | None:
+    """The client's address: REMOTE_ADDR, or behind `trusted_proxies` proxies that each append to
+    X-Forwarded-For, the address the outermost of them saw (the `trusted_proxies`-th from the right; the
+    first hop when the header has no more entries). Entries further left are the client's to write and are
+    never believed. None when no valid address is found."""
+    candidates = []
+    if trusted_proxies > 0:
+        hops = [hop.strip() for hop in meta.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+        if hops:
+            candidates.append(hops[max(0, len(hops) - trusted_proxies)])
+    candidates.append(meta.get("REMOTE_ADDR", ""))
+    for value in candidates:
+        try:
+            return str(ipaddress.ip_address(value))
+        except ValueError:
+            continue
+    return None
 
 
 def worker_from_query(params) -> tuple[str, str] | None:
@@ -86,20 +158,49 @@ def _live(cutoff) -> Q:
     return Q(status=Assignment.Status.COMPLETED) | Q(status=Assignment.Status.ACTIVE, last_activity_at__gte=cutoff)
 
 
-def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None) -> Assignment:
-    """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable.
+def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None, *, browser: str | None = None,
+           ip: str | None = None, max_open_per_ip: int | None = None) -> Assignment:
+    """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable (HeldElsewhere when
+    the worker's open HIT is another browser's and there is no other), or TooManyOpenHits.
 
     `entry` (crowd workers: what their start link carried, see `entry_from_query`) is kept with the HIT, the
-    latest one when a worker comes back, for the completion URL."""
-    current = (
-        Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
-        .order_by("started_at").first()
-    ) or _resume_abandoned(campaign, annotator)
+    latest one when a worker comes back, for the completion URL. `browser` (crowd workers: the entry cookie)
+    binds the HIT to that browser; without it (in-house annotators) the worker's unfinished HIT is theirs
+    wherever they come from. `ip` is stored with a HIT taken now, and with `max_open_per_ip` no more than that
+    many open HITs of the campaign are taken from one address."""
+    cap = max_open_per_ip if ip and max_open_per_ip else None
+    cutoff = idle_cutoff(campaign)
+    mine = list(Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
+                .order_by("started_at"))
+    if browser is None:
+        current = mine[0] if mine else None
+        held = []
+    else:
+        current = next((a for a in mine if a.browser_key == browser), None)
+        held = [a for a in mine if a is not current and a.browser_key and a.last_activity_at >= cutoff]
+        if current is None:
+            current = _rebind(campaign, [a for a in mine if a not in held], browser, ip, cap, cutoff)
+    if current is None:
+        current = _resume_abandoned(campaign, annotator, browser, ip, cap)
     if current is not None:
         if entry is not None and current.entry != entry:
             current.entry = entry
             Assignment.objects.filter(pk=current.pk).update(entry=entry)
         return current
+    try:
+        return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap)
+    except NoHitAvailable:
+        if held:
+            latest = max(a.last_activity_at for a in held)
+            left = (latest - cutoff).total_seconds() / 60
+            raise HeldElsewhere(max(1, math.ceil(left))) from None
+        raise
+
+
+def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str, ip: str | None,
+             cap: int | None) -> Assignment:
+    if cap is not None:
+        _check_open_from(campaign, ip, cap, idle_cutoff(campaign))
     protocol = campaign.protocol_spec
     seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
                 .values_list("exposure", flat=True))
@@ -117,7 +218,7 @@ def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None) 
         if not candidates:
             raise NoHitAvailable
         for hit_id in candidates[:10]:
-            assignment = _claim(campaign, hit_id, annotator, cutoff, entry or {})
+            assignment = _claim(campaign, hit_id, annotator, cutoff, entry, browser, ip, cap)
             if assignment is not None:
                 return assignment
     raise NoHitAvailable
@@ -129,26 +230,72 @@ def _live_on_hits(cutoff) -> Q:
     )
 
 
-def _resume_abandoned(campaign: Campaign, annotator: Annotator) -> Assignment | None:
-    """A worker back after losing an unfinished HIT gets it back if nobody has taken their place."""
+def _check_open_from(campaign: Campaign, ip: str, cap: int, cutoff, *, lock: bool = False) -> None:
+    """Raise TooManyOpenHits when `ip` holds `cap` open (active, not idle) HITs of the campaign. Inside a
+    transaction, `lock` first takes a lock of this campaign and address (PostgreSQL; SQLite's transactions
+    already run one at a time), so that parallel entries from one address cannot all pass the count."""
+    if lock and connection.vendor == "postgresql":
+        digest = hashlib.blake2b(f"entry-ip:{campaign.pk}:{ip}".encode(), digest_size=8).digest()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+    open_here = Assignment.objects.filter(campaign=campaign, entry_ip=ip, status=Assignment.Status.ACTIVE,
+                                          last_activity_at__gte=cutoff).count()
+    if open_here >= cap:
+        raise TooManyOpenHits(cap)
+
+
+def _rebind(campaign: Campaign, candidates: list[Assignment], browser: str, ip: str | None, cap: int | None,
+            cutoff) -> Assignment | None:
+    """Bind to this browser one of the worker's unfinished HITs that no browser holds: one taken before HITs
+    were bound, or one whose browser stayed idle past the timeout (the worker cleared their cookies, say)."""
+    for assignment in candidates:
+        bound = bool(assignment.browser_key)
+        with transaction.atomic():
+            if cap is not None:
+                _check_open_from(campaign, ip, cap, cutoff, lock=True)
+            rows = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ACTIVE,
+                                             browser_key=assignment.browser_key)
+            changes = {"browser_key": browser}
+            if bound:  # freed by the timeout: the idle clock starts again, and the item's clock with it
+                rows = rows.filter(last_activity_at__lt=cutoff)
+                changes.update(last_activity_at=timezone.now(), item_served_at=None, entry_ip=ip)
+            elif assignment.entry_ip is None:
+                changes["entry_ip"] = ip
+            if rows.update(**changes):
+                assignment.refresh_from_db()
+                return assignment
+    return None
+
+
+def _resume_abandoned(campaign: Campaign, annotator: Annotator, browser: str | None = None, ip: str | None = None,
+                      cap: int | None = None) -> Assignment | None:
+    """A worker back after losing an unfinished HIT gets it back if nobody has taken their place (bound to the
+    browser they come back with)."""
     left = (Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ABANDONED)
             .order_by("-last_activity_at").first())
     if left is None:
         return None
     cutoff = idle_cutoff(campaign)
     with transaction.atomic():
+        if cap is not None:
+            _check_open_from(campaign, ip, cap, cutoff, lock=True)
         hit = Hit.objects.select_for_update().filter(pk=left.hit_id).first()
         if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
             return None
-        Assignment.objects.filter(pk=left.pk).update(status=Assignment.Status.ACTIVE, last_activity_at=timezone.now(),
-                                                     item_served_at=None)
+        changes = {"status": Assignment.Status.ACTIVE, "last_activity_at": timezone.now(), "item_served_at": None}
+        if browser is not None:
+            changes.update(browser_key=browser, entry_ip=ip)
+        Assignment.objects.filter(pk=left.pk).update(**changes)
     left.refresh_from_db()
     return left
 
 
-def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry: dict) -> Assignment | None:
+def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry: dict, browser: str = "",
+           ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """Lock the HIT, release its idle assignments, and take a free place if one is left."""
     with transaction.atomic():
+        if cap is not None:
+            _check_open_from(campaign, ip, cap, cutoff, lock=True)
         hit = Hit.objects.select_for_update(skip_locked=True).filter(pk=hit_id).first()
         if hit is None:
             return None
@@ -159,7 +306,8 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
             return None
         try:
             with transaction.atomic():
-                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry)
+                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry,
+                                                 browser_key=browser, entry_ip=ip)
         except IntegrityError:
             return None
 

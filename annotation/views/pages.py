@@ -1,22 +1,35 @@
 """Server-rendered annotator pages: crowd entry, in-house list, the rating page."""
+import ipaddress
+import logging
+import secrets
+
 from django import forms
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
+from django_ratelimit.core import get_usage
 
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
 from ..services.judging import CLOSED_TEXT
 
+logger = logging.getLogger(__name__)
+
 #: How long the done screen shows the code before it goes on to the campaign's completion URL.
 COMPLETION_REDIRECT_MS = 4000
+#: The crowd entry cookie that binds a worker's HIT to their browser (Assignment.browser_key).
+BROWSER_COOKIE = "mteval_browser"
+BROWSER_COOKIE_AGE = 365 * 24 * 60 * 60
 
 
-def _message(request, title: str, text: str, status: int = 200):
-    return render(request, "annotation/message.html", {"title": title, "text": text}, status=status)
+def _message(request, title: str, text: str, status: int = 200, again: bool = False):
+    """A message page; `again` adds a link to try the same address again."""
+    context = {"title": title, "text": text, "again": request.get_full_path() if again else ""}
+    return render(request, "annotation/message.html", context, status=status)
 
 
 def _finished(request, title: str, text: str, done: list[Assignment], entry: dict | None, status: int = 200):
@@ -53,7 +66,10 @@ def _open_campaign(slug: str) -> Campaign:
     return campaign
 
 
-def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None):
+def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None, *, crowd: bool = False,
+              browser: str | None = None):
+    """To the annotator's HIT, or a page saying why there is none. Crowd workers: `browser` binds the HIT (None
+    when CROWD_BIND_BROWSER is off), and CROWD_MAX_OPEN_HITS_PER_IP applies."""
     if not campaign.accepts_annotators:
         return _not_open(request, campaign, annotator, entry)
     if assigning.is_blocked(campaign, annotator):
@@ -62,7 +78,20 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None)
         return _message(request, "Thank you", "This campaign is for native speakers of "
                         f"{campaign.required_native_language} only.", 403)
     try:
-        assignment = assigning.assign(campaign, annotator, entry)
+        assignment = assigning.assign(campaign, annotator, entry, browser=browser, ip=_client_ip(request),
+                                      max_open_per_ip=settings.CROWD_MAX_OPEN_HITS_PER_IP if crowd else None)
+    except assigning.TooManyOpenHits as exc:
+        return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
+                        "your network (your internet address), and no more are handed out to one address. Finish "
+                        "one of them, or come back once one is finished or has been left idle for "
+                        f"{campaign.hit_timeout_minutes} minutes.", 429, again=True)
+    except assigning.HeldElsewhere as exc:
+        return _message(request, "Your HIT is open in another browser", "This worker id already has a HIT of this "
+                        "campaign open in another browser, and there is no other HIT for you right now. Please go "
+                        "on in the browser where you started. A HIT stays with the browser that took it: if you "
+                        "cleared your cookies or changed browser, it is freed once it has been left idle for "
+                        f"{campaign.hit_timeout_minutes} minutes (about {exc.minutes} minutes from now), and you can "
+                        "then take it up again from this link; your judgments so far are kept.", 409, again=True)
     except assigning.NoHitAvailable:
         done = assigning.finished(campaign, annotator)
         if done:
@@ -77,15 +106,85 @@ class QualificationForm(forms.Form):
     country = forms.CharField(max_length=64, label="The country you live in")
 
 
+def _client_ip(request) -> str | None:
+    return assigning.client_ip(request.META, settings.TRUSTED_PROXY_COUNT)
+
+
+def _rate_key(ip: str | None) -> str:
+    """An address as the rate limit counts it: IPv6 by its /64 network (what one subscriber is given)."""
+    if ip is None:
+        return "unknown"
+    address = ipaddress.ip_address(ip)
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return ip
+
+
+def _wait_seconds(request, group: str, value: str, rate: str | None) -> int | None:
+    """Count this request against `rate` for `value` (django-ratelimit, in the default cache); the seconds to
+    wait when it is over the limit, else None. A cache that cannot be reached limits nothing."""
+    if not rate:
+        return None
+    try:
+        usage = get_usage(request, group=group, key=lambda _group, _request: value, rate=rate, increment=True)
+    except Exception:  # Redis down: entry goes on without a limit rather than failing
+        logger.warning("crowd entry rate limit not checked: the cache cannot be reached", exc_info=True)
+        return None
+    if usage is None or not usage["should_limit"]:
+        return None
+    return max(1, usage["time_left"])
+
+
+def _too_many(request, text: str, seconds: int):
+    response = _message(request, "Too many requests", f"{text} Please wait {seconds} seconds, then try again.", 429,
+                        again=True)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def _browser_key(request) -> tuple[str, bool]:
+    """The browser's entry cookie, and whether it is new (to be set on the response)."""
+    key = request.COOKIES.get(BROWSER_COOKIE, "")
+    if assigning.BROWSER_KEY_PATTERN.match(key):
+        return key, False
+    return secrets.token_urlsafe(32), True
+
+
 def crowd_start(request, slug: str):
-    """`/c/<slug>/start/?worker_id=W` (or PROLIFIC_PID, workerId): to the worker's HIT."""
+    """`/c/<slug>/start/?worker_id=W` (or PROLIFIC_PID, workerId): to the worker's HIT (docs/api.md §8.1).
+
+    Rate-limited per client address and per campaign; with `require_signed_entry` the link must carry the
+    worker id's signature; the HIT is bound to this browser by a cookie."""
+    wait = _wait_seconds(request, "crowd-entry-ip", _rate_key(_client_ip(request)), settings.CROWD_ENTRY_RATE_PER_IP)
+    if wait:
+        return _too_many(request, "Too many requests have come from your network.", wait)
     campaign = _open_campaign(slug)
+    wait = _wait_seconds(request, "crowd-entry-campaign", str(campaign.pk), settings.CROWD_ENTRY_RATE_PER_CAMPAIGN)
+    if wait:
+        return _too_many(request, "Many people are starting this campaign right now.", wait)
     try:
         worker = assigning.worker_from_query(request.GET)
     except assigning.InvalidWorkerId as exc:
         return _message(request, "Invalid worker id", str(exc), 400)
+    if campaign.require_signed_entry:
+        if worker is None:
+            return _message(request, "Personal link needed", "This campaign is entered only through the personal "
+                            "link you were given, which carries your worker id and its signature. Please open that "
+                            "link.", 403)
+        if not assigning.signature_matches(campaign, worker[0], request.GET.get("signature")):
+            return _message(request, "Link not valid", "This link's signature is missing or does not match its "
+                            "worker id. Please open the exact link you were given, unchanged.", 403)
     if worker is None:
         return render(request, "annotation/start.html", {"campaign": campaign})
+    browser, new = _browser_key(request) if settings.CROWD_BIND_BROWSER else (None, False)
+    response = _crowd_enter(request, campaign, worker, browser)
+    if new:
+        response.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_AGE, httponly=True, samesite="Lax",
+                            secure=request.is_secure())
+    return response
+
+
+def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: str | None):
     annotator = assigning.crowd_annotator(*worker)
     entry = assigning.entry_from_query(request.GET, worker[0])
     if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
@@ -95,7 +194,7 @@ def crowd_start(request, slug: str):
         annotator.native_language = form.cleaned_data["native_language"]
         annotator.country = form.cleaned_data["country"]
         annotator.save(update_fields=["native_language", "country"])
-    return _hand_out(request, campaign, annotator, entry)
+    return _hand_out(request, campaign, annotator, entry, crowd=True, browser=browser)
 
 
 def campaigns_for(user):
