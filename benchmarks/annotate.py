@@ -37,6 +37,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -157,6 +158,10 @@ def server_env(bench_url: str, broker_url: str, args) -> dict:
         DATABASE_URL=bench_url, DEBUG="0", SECRET_KEY="bench", ALLOWED_HOSTS="127.0.0.1,localhost",
         CONN_MAX_AGE=str(args.conn_max_age), LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1",
         CELERY_BROKER_URL=broker_url, CACHE_KEY_PREFIX="bench",
+        # Plain HTTP on loopback, collected static files (DEBUG is off), and one address for 1,500 simulated
+        # annotators: no HTTPS redirect, and the crowd-entry limits off (each annotator has its own worker id).
+        SECURE_SSL_REDIRECT="0", STATIC_ROOT=str(Path(tempfile.gettempdir()) / "mteval-bench-static"),
+        CROWD_ENTRY_RATE_PER_IP="", CROWD_ENTRY_RATE_PER_CAMPAIGN="", CROWD_MAX_OPEN_HITS_PER_IP="",
     )
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_RESULT_BACKEND", "CACHE_URL"):
         env.pop(name, None)
@@ -977,6 +982,7 @@ def main(argv=None) -> int:
         recreate_database(os.environ["DATABASE_URL"], args.db_name)
         flush_redis(broker_url)
         manage(env, "migrate", "--noinput")
+        manage(env, "collectstatic", "--noinput", "-v0")
         path = OUT / "campaign.jsonl"
         write_campaign_file(path, args.segments, args.systems, seed=1)
         def new_campaign(mode: str) -> str:

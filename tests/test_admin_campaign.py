@@ -92,12 +92,13 @@ def test_the_campaign_page_shows_status_links_progress_and_actions(admin_client,
 def test_the_campaign_page_counts_progress(admin_client, make_campaign):
     campaign = make_campaign(redundancy=2)
     complete_hit(Client(), campaign.slug, "w1", Behaviour("diligent"), {"sys-A": 70, "sys-B": 60}, random.Random(1))
-    start(Client(), campaign, "w2")
+    w2_browser = Client()  # one browser for w2 throughout: its HIT is bound to it
+    start(w2_browser, campaign, "w2")
     page = admin_client.get(change_url(campaign)).content.decode()
     assert "0 of 1 HITs done · 1 with a worker now · 1 of 2 assignments done (50 %)" in page
     assert "100 of 200" in page
     assert 'id="pause"' in page and 'id="publish"' not in page
-    complete_hit(Client(), campaign.slug, "w2", Behaviour("diligent"), {"sys-A": 70, "sys-B": 60}, random.Random(2))
+    complete_hit(w2_browser, campaign.slug, "w2", Behaviour("diligent"), {"sys-A": 70, "sys-B": 60}, random.Random(2))
     counts = campaign_counts([campaign])[campaign.pk]
     assert (counts["hits_done"], counts["hits_assigned"], counts["judgments"]) == (1, 0, 200)
 
