@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from evaluation.permissions import can_share, is_superuser, visible_campaigns, visible_studies
 
-from .import_form import CampaignImportForm, KeptUploads
+from .import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
 from .models import (
     Annotator,
     Assignment,
@@ -28,15 +28,17 @@ from .models import (
     Document,
     Hit,
     HitItem,
+    ImportJob,
     ItemType,
     Judgment,
     Segment,
     Study,
     System,
 )
-from .protocols import all_protocols
+from .protocols import all_protocols, get_protocol
 from .protocols.options import union
 from .services import assignment as assigning
+from .services import import_jobs
 from .services.campaign_import import (
     MAX_REPORTED_ERRORS,
     CampaignFileError,
@@ -164,6 +166,7 @@ class CampaignAdmin(OwnedAdmin):
         view = self.admin_site.admin_view
         return [
             path("import/", view(self.import_view), name="annotation_campaign_import"),
+            path("import/<uuid:job_id>/", view(self.import_job_view), name="annotation_campaign_import_job"),
             path("<int:pk>/preview/", view(self.preview_view), name="annotation_campaign_preview"),
             path("<int:pk>/status/", view(self.status_view), name="annotation_campaign_status"),
         ] + super().get_urls()
@@ -222,6 +225,8 @@ class CampaignAdmin(OwnedAdmin):
         if request.method == "POST":
             upload = request.FILES.get("file")
             if form.is_valid():
+                if import_jobs.is_large(upload.size if upload is not None else kept["size"]):
+                    return self._import_in_background(request, form, upload, kept, uploads)
                 data = form.cleaned_data
                 source = upload or uploads.open(kept)
                 try:
@@ -242,6 +247,52 @@ class CampaignAdmin(OwnedAdmin):
         return render(request, "admin/annotation/campaign/import.html", {
             **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
             "title": "Import a campaign",
+        })
+
+    def _import_in_background(self, request, form, upload, kept, uploads):
+        """A large file: saved for a background job (the same as the API's), whose page shows its progress."""
+        data = form.cleaned_data
+        protocol = get_protocol(data["protocol"])
+        source = upload or uploads.open(kept)
+        try:
+            job = import_jobs.start("campaign", source, {
+                "name": data["name"], "protocol": protocol.name,
+                "options": {option.name: data.get(option.name) for option in protocol.option_fields()},
+                "defaults": ADMIN_DEFAULTS,
+                "file": {"name": upload.name if upload is not None else kept["name"],
+                         "size": upload.size if upload is not None else kept["size"]},
+            }, request.user)
+        finally:
+            if source is not upload:
+                source.close()
+        uploads.discard(kept)
+        return redirect(reverse("admin:annotation_campaign_import_job", args=[job.pk]))
+
+    def import_job_view(self, request, job_id):
+        """A background import's page: its stage and the lines read, refreshed every 2 s (a <meta> refresh: the
+        CSP allows no inline script) until it ends, then what was imported or the file's problems."""
+        jobs = ImportJob.objects.filter(pk=job_id, kind="campaign")
+        if not request.user.is_superuser:
+            jobs = jobs.filter(created_by=request.user)
+        job = get_object_or_404(jobs)
+        running = job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING)
+        context = {"job": job, "running": running, "name": job.arguments.get("name", ""),
+                   "file": job.arguments.get("file") or {}, "lines_read": f"{job.lines_read:,}",
+                   "import_url": reverse("admin:annotation_campaign_import")}
+        if job.status == ImportJob.Status.DONE:
+            campaign = Campaign.objects.filter(slug=job.result.get("campaign")).first()
+            hits = job.result.get("hits", 0)
+            context.update(campaign=campaign, hits=f"{hits} HIT" + ("" if hits == 1 else "s"),
+                           draft=campaign is not None and campaign.status == Campaign.Status.DRAFT,
+                           warnings=job.result.get("warnings") or [])
+        elif job.status == ImportJob.Status.FAILED:
+            shown = job.errors[:MAX_REPORTED_ERRORS]
+            context.update(errors=[f"line {line}: {reason}" if line else reason for line, reason in shown],
+                           more=len(job.errors) - len(shown),
+                           suggestions=(job.result or {}).get("suggestions") or {})
+        return render(request, "admin/annotation/campaign/import_job.html", {
+            **self.admin_site.each_context(request), **context, "opts": self.model._meta,
+            "title": f"Importing {context['name']}" if running else f"Import of {context['name']}",
         })
 
     def _imported(self, request, result):

@@ -45,7 +45,8 @@ class CampaignSerializer(serializers.ModelSerializer):
 class CampaignImportSerializer(serializers.Serializer):
     """The fields of `POST /api/campaigns/` (multipart): the file, its name and protocol, then every import
     option of every protocol (`Protocol.option_fields`), validated by `Protocol.parse_options` as in the
-    admin and `manage.py import_campaign`. `validated_data` holds the file, name, protocol and `parsed`."""
+    admin and `manage.py import_campaign`. `validated_data` holds the file, name, protocol, `parsed` and
+    `raw` (the option values as submitted, which a background import parses again)."""
 
     file = serializers.FileField()
     name = serializers.CharField(max_length=200)
@@ -61,10 +62,16 @@ class CampaignImportSerializer(serializers.Serializer):
         return {**super().get_fields(), **import_option_fields()}
 
     def validate(self, attrs):
+        from annotation.protocols import all_protocols
+        from annotation.protocols.options import union
+
         from .import_fields import parse_submitted
 
         parsed = parse_submitted(attrs["protocol"], attrs, self.initial_data)
-        return {"file": attrs["file"], "name": attrs["name"], "protocol": attrs["protocol"], "parsed": parsed}
+        raw = {option.name: attrs.get(option.name) for option, _ in union(all_protocols())
+               if option.name in self.initial_data}
+        return {"file": attrs["file"], "name": attrs["name"], "protocol": attrs["protocol"], "parsed": parsed,
+                "raw": raw}
 
 
 class JudgmentImportSerializer(serializers.Serializer):

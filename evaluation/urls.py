@@ -2,6 +2,7 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from .views.api import CampaignViewSet
+from .views.imports import ImportJobView
 from .views.studies import StudyViewSet
 
 router = DefaultRouter()
@@ -10,6 +11,7 @@ router.register("studies", StudyViewSet, basename="study")
 
 urlpatterns = [
     path("", include(router.urls)),
+    path("imports/<uuid:pk>/", ImportJobView.as_view(), name="import-job"),
     path("campaigns/<slug:slug>/tables/<slug:name>/", CampaignViewSet.as_view({"get": "table"}),
          name="campaign-table"),
     # After the router's routes: any other table of a campaign is its family's (significance, pairwise, …).

@@ -1,15 +1,24 @@
 """Import of campaign files (docs/api.md, "Campaign input"): JSON Lines, one source segment a line.
 
-The whole file is validated before anything is written, and the HITs are planned before
-anything is written too; then everything is stored in one transaction with bulk inserts.
-A bad file raises `CampaignFileError` listing line numbers and reasons, and changes nothing.
+The whole file is validated before anything is written, and the HITs are planned before anything is
+written too; then everything is stored in one transaction. A bad file raises `CampaignFileError` listing
+line numbers and reasons, and changes nothing.
+
+Memory stays bounded by the number of segments, not the size of their texts (issue "Hardening" 7: a 50 MB
+file once took 1.3 GB): the file is read once, line by line, keeping of each segment only where its line is
+and a few integers (`ScannedFile`); the HIT planner gets compact references whose texts are read from the
+file when it asks (`FileContent`); and the rows are streamed to the database (COPY on PostgreSQL,
+annotation/services/bulk.py), each line read again as its rows are sent.
 """
 from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,53 +30,131 @@ from ..models import Campaign, Document, Hit, HitItem, Segment, Study, System, S
 from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
-from .hit_builder import CampaignContent, HitPlanError, ItemPlan, OutputRef, SegmentRef
-from .text_lines import numbered_lines
+from .bulk import insert
+from .hit_builder import CampaignContent, HitPlanError, ItemPlan
+from .text_lines import LineSource, decode
 
 MAX_REPORTED_ERRORS = 20
-BATCH = 5000
+#: Problems kept at most (a file of 500,000 bad lines is refused with the first ones and a count).
+MAX_KEPT_ERRORS = 1000
+#: Limits of a campaign line (docs/api.md §4): JSON nesting, names, texts, seg_id.
+MAX_DEPTH = 20
+MAX_NAME = 200
+MAX_TEXT = 20_000
+SEG_ID_MIN, SEG_ID_MAX = -(2**31), 2**31 - 1
+#: How often the import reports the lines read (see `import_campaign`'s `progress`).
+PROGRESS_EVERY = 2000
+
+#: (stage, lines read or None) -> None: what a long import is doing (annotation/services/import_jobs.py).
+Progress = Callable[..., None]
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
 class CampaignFileError(ValueError):
     """The campaign file or the options are refused; `errors` lists (line, reason), line 0 = the file as a whole
     (a reason "name: …" concerns option `name`). `suggestions` maps an option to a value that would fit the
-    file (e.g. the largest HIT size it fills)."""
+    file (e.g. the largest HIT size it fills). `omitted` counts problems found beyond those listed."""
 
-    def __init__(self, errors: list[tuple[int, str]], suggestions: dict | None = None):
+    def __init__(self, errors: list[tuple[int, str]], suggestions: dict | None = None, omitted: int = 0):
         self.errors = errors
         self.suggestions = suggestions or {}
+        self.omitted = omitted
         shown = errors[:MAX_REPORTED_ERRORS]
         text = "; ".join(f"line {line}: {reason}" if line else reason for line, reason in shown)
-        if len(errors) > len(shown):
-            text += f"; and {len(errors) - len(shown)} more"
+        if self.total > len(shown):
+            text += f"; and {self.total - len(shown)} more"
         super().__init__(text)
 
-
-@dataclass
-class ParsedSegment:
-    line: int
-    doc_id: str
-    seg_id: int
-    source: str
-    reference: str
-    systems: dict[str, str]
+    @property
+    def total(self) -> int:
+        """How many problems were found, listed or not."""
+        return len(self.errors) + self.omitted
 
 
-def _text(record: dict, key: str, required: bool, problems: list[str]) -> str:
+class _Errors(list):
+    """Problems as (line, reason), at most MAX_KEPT_ERRORS kept; `omitted` counts the rest."""
+
+    omitted = 0
+
+    def add(self, line: int, reason: str) -> None:
+        if len(self) < MAX_KEPT_ERRORS:
+            self.append((line, reason))
+        else:
+            self.omitted += 1
+
+    def refuse(self) -> CampaignFileError:
+        self.sort()
+        return CampaignFileError(list(self), omitted=self.omitted)
+
+
+def unstorable(text: str) -> bool:
+    """Whether `text` holds what no database stores: a NUL character or a lone UTF-16 surrogate."""
+    return _UNSTORABLE.search(text) is not None
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text nests arrays and objects more than `limit` deep (brackets inside strings do not
+    count). Checked before parsing, so a line of 100,000 "[" never reaches the parser's recursion."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in ("]", "}"):
+            depth -= 1
+    return False
+
+
+def parse_json_line(text: str) -> tuple[object, str | None]:
+    """(value, None) or (None, why the line is not acceptable JSON)."""
+    if too_deep(text):
+        return None, f"JSON nested more than {MAX_DEPTH} levels deep"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
+    except RecursionError:
+        return None, f"JSON nested more than {MAX_DEPTH} levels deep"
+    except ValueError:  # an integer of more than 4,300 digits (Python's int-string limit)
+        return None, "invalid JSON (a number with too many digits)"
+
+
+def _check_text(what: str, value: str, limit: int, problems: list[str]) -> bool:
+    if len(value) > limit:
+        problems.append(f"{what} must be at most {limit} characters, not {len(value)}")
+        return False
+    if unstorable(value):
+        problems.append(f"{what} must not contain NUL characters or lone surrogates")
+        return False
+    return True
+
+
+def _text(record: dict, key: str, required: bool, problems: list[str]) -> None:
     value = record.get(key)
     if value is None:
         if required:
             problems.append(f"missing field '{key}'")
-        return ""
+        return
     if not isinstance(value, str):
         problems.append(f"'{key}' must be a string")
-        return ""
-    if required and not value.strip():
+        return
+    if _check_text(f"'{key}'", value, MAX_TEXT, problems) and required and not value.strip():
         problems.append(f"'{key}' is empty")
-    return value
 
 
-def _parse_record(record, requires_reference: bool) -> tuple[ParsedSegment | None, list[str]]:
+def _shown(name: str) -> str:
+    """A name from the file, safe to quote in a message (repr escapes what a database cannot store)."""
+    return repr(name if len(name) <= 40 else name[:40] + "…")
+
+
+def check_record(record, requires_reference: bool) -> tuple[tuple[str, int, frozenset] | None, list[str]]:
+    """((doc_id, seg_id, system names), []) for a valid campaign line, else (None, its problems)."""
     problems: list[str] = []
     if not isinstance(record, dict):
         return None, ["each line must be a JSON object"]
@@ -76,15 +163,17 @@ def _parse_record(record, requires_reference: bool) -> tuple[ParsedSegment | Non
         doc_id = str(doc_id)
     if doc_id is None:
         problems.append("missing field 'doc_id'")
-    elif not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 200:
-        problems.append("'doc_id' must be a non-empty string of at most 200 characters")
+    elif not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > MAX_NAME:
+        problems.append(f"'doc_id' must be a non-empty string of at most {MAX_NAME} characters")
+    elif unstorable(doc_id):
+        problems.append("'doc_id' must not contain NUL characters or lone surrogates")
     seg_id = record.get("seg_id")
     if seg_id is None:
         problems.append("missing field 'seg_id'")
-    elif isinstance(seg_id, bool) or not isinstance(seg_id, int) or abs(seg_id) >= 2**31:
-        problems.append("'seg_id' must be an integer")
-    source = _text(record, "source", True, problems)
-    reference = _text(record, "reference", requires_reference, problems)
+    elif isinstance(seg_id, bool) or not isinstance(seg_id, int) or not SEG_ID_MIN <= seg_id <= SEG_ID_MAX:
+        problems.append(f"'seg_id' must be an integer between {SEG_ID_MIN} and {SEG_ID_MAX}")
+    _text(record, "source", True, problems)
+    _text(record, "reference", requires_reference, problems)
     systems = record.get("systems")
     if systems is None:
         problems.append("missing field 'systems'")
@@ -92,51 +181,196 @@ def _parse_record(record, requires_reference: bool) -> tuple[ParsedSegment | Non
         problems.append("'systems' must be a non-empty object of system name to translation")
     else:
         for system, text in systems.items():
-            if not system.strip() or len(system) > 200:
-                problems.append(f"system name {system!r} must be non-empty and at most 200 characters")
+            if not system.strip() or len(system) > MAX_NAME or unstorable(system):
+                problems.append(f"system name {_shown(system)} must be non-empty, at most {MAX_NAME} characters, "
+                                "without NUL characters or lone surrogates")
             elif not isinstance(text, str) or not text.strip():
                 problems.append(f"the translation of system '{system}' is empty or not a string")
+            else:
+                _check_text(f"the translation of system '{system}'", text, MAX_TEXT, problems)
     if problems:
         return None, problems
-    return ParsedSegment(0, doc_id, seg_id, source, reference, dict(systems)), []
+    return (doc_id, seg_id, frozenset(systems)), []
 
 
-def parse_campaign_lines(lines: Iterable[bytes | str], requires_reference: bool) -> list[ParsedSegment]:
-    """Parse and validate a whole campaign file; raises CampaignFileError with every problem found."""
-    errors: list[tuple[int, str]] = []
-    segments: list[ParsedSegment] = []
-    first_line_of: dict[tuple[str, int], int] = {}
-    for number, raw in numbered_lines(lines, errors):
-        if not raw.strip():
+@dataclass
+class ScannedFile:
+    """A valid campaign file as its segments in document order (documents by first appearance, segments by
+    seg_id), each kept as where its line is and a few integers; texts stay in the file (`read`)."""
+
+    source: LineSource
+    doc_ids: list[str]
+    system_names: list[str]
+    #: Per segment, in document order: its line's offset and length in the file, its document's position
+    #: and its seg_id.
+    offsets: array
+    lengths: array
+    docs: array
+    seg_ids: array
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def record(self, index: int) -> dict:
+        """Segment `index`'s line, parsed again (it was valid when scanned)."""
+        return json.loads(self.source.read(self.offsets[index], self.lengths[index]).decode().lstrip("\ufeff"))
+
+
+def scan_campaign_file(source: LineSource, requires_reference: bool, progress: Progress | None = None
+                       ) -> ScannedFile:
+    """Validate a whole campaign file in one pass, keeping only where each segment's line is; raises
+    CampaignFileError with every problem found (the first MAX_KEPT_ERRORS, and a count of the rest)."""
+    errors = _Errors()
+    offsets, lengths, numbers, docs, seg_ids, sets = (array("q"), array("q"), array("l"), array("l"), array("l"),
+                                                      array("l"))
+    doc_index: dict[str, int] = {}
+    system_sets: dict[frozenset, int] = {}
+    first_line_of: dict[int, int] = {}
+    number = 0
+    for number, offset, length, raw in source.lines():
+        if progress is not None and number % PROGRESS_EVERY == 0:
+            progress("reading the file", number)
+        line_errors: list[tuple[int, str]] = []
+        text = decode(number, raw, line_errors)
+        if line_errors:
+            errors.add(*line_errors[0])
             continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors.append((number, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"))
+        if not text.strip():
             continue
-        segment, problems = _parse_record(record, requires_reference)
+        record, why = parse_json_line(text)
+        if why is not None:
+            errors.add(number, why)
+            continue
+        checked, problems = check_record(record, requires_reference)
         if problems:
-            errors.extend((number, p) for p in problems)
+            for problem in problems:
+                errors.add(number, problem)
             continue
-        segment.line = number
-        key = (segment.doc_id, segment.seg_id)
-        if key in first_line_of:
-            errors.append((number, f"duplicate segment doc_id={key[0]!r} seg_id={key[1]} (first on line "
-                                   f"{first_line_of[key]})"))
+        doc_id, seg_id, systems = checked
+        doc = doc_index.setdefault(doc_id, len(doc_index))
+        key = (doc << 32) | (seg_id - SEG_ID_MIN)
+        first = first_line_of.setdefault(key, number)
+        if first != number:
+            errors.add(number, f"duplicate segment doc_id={doc_id!r} seg_id={seg_id} (first on line {first})")
             continue
-        first_line_of[key] = number
-        segments.append(segment)
-    if not segments and not errors:
-        errors.append((0, "the file has no segments"))
-    all_systems = set().union(*(s.systems for s in segments)) if segments else set()
-    for segment in segments:
-        missing = all_systems.difference(segment.systems)
-        if missing:
-            errors.append((segment.line, f"segment lacks systems: {', '.join(sorted(missing))}"))
-    if errors:
-        errors.sort()
-        raise CampaignFileError(errors)
-    return segments
+        offsets.append(offset)
+        lengths.append(length)
+        numbers.append(number)
+        docs.append(doc)
+        seg_ids.append(seg_id)
+        sets.append(system_sets.setdefault(systems, len(system_sets)))
+    if progress is not None:
+        progress("reading the file", number)
+    del first_line_of
+    if not offsets and not errors:
+        errors.add(0, "the file has no segments")
+    all_systems = frozenset().union(*system_sets)
+    lacking = {index: ", ".join(sorted(all_systems - systems)) for systems, index in system_sets.items()
+               if systems != all_systems}
+    if lacking:
+        for i, set_index in enumerate(sets):
+            if set_index in lacking:
+                errors.add(numbers[i], f"segment lacks systems: {lacking[set_index]}")
+    if errors or errors.omitted:
+        raise errors.refuse()
+    order = sorted(range(len(offsets)), key=lambda i: (docs[i] << 32) | (seg_ids[i] - SEG_ID_MIN))
+    return ScannedFile(
+        source=source, doc_ids=list(doc_index), system_names=sorted(all_systems),
+        offsets=array("q", (offsets[i] for i in order)), lengths=array("q", (lengths[i] for i in order)),
+        docs=array("l", (docs[i] for i in order)), seg_ids=array("l", (seg_ids[i] for i in order)),
+    )
+
+
+class FileContent:
+    """What the HIT planner reads of a scanned file (the interface of hit_builder's SegmentRef, OutputRef and
+    CampaignContent): compact references, each text read from the file when asked for (the last lines read
+    are kept, as planners read a segment's outputs together)."""
+
+    CACHED = 64
+
+    def __init__(self, scanned: ScannedFile):
+        self.scanned = scanned
+        self.n_systems = len(scanned.system_names)
+        self._records: OrderedDict[int, dict] = OrderedDict()
+        #: One int object per segment, shared by its outputs' references and the items planned from them.
+        self.segment_ints = list(range(len(scanned)))
+
+    def record(self, index: int) -> dict:
+        record = self._records.get(index)
+        if record is None:
+            record = self._records[index] = self.scanned.record(index)
+            if len(self._records) > self.CACHED:
+                self._records.popitem(last=False)
+        return record
+
+    def output_text(self, segment: int, system: int) -> str:
+        return self.record(segment)["systems"][self.scanned.system_names[system]]
+
+    def content(self) -> CampaignContent:
+        n = len(self.scanned)
+        return CampaignContent(segments=_Refs(n, lambda i: _SegmentRef(self, i)),
+                               system_names=list(self.scanned.system_names),
+                               outputs=_Refs(n * self.n_systems, lambda i: _OutputRef(self, i)))
+
+
+class _Refs(Sequence):
+    """A sequence whose items are made when asked for."""
+
+    def __init__(self, n: int, make: Callable[[int], object]):
+        self.n, self.make = n, make
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.make(i) for i in range(*index.indices(self.n))]
+        if index < 0:
+            index += self.n
+        if not 0 <= index < self.n:
+            raise IndexError(index)
+        return self.make(index)
+
+    def __iter__(self) -> Iterator:
+        return map(self.make, range(self.n))
+
+
+class _OutputRef:
+    """hit_builder.OutputRef with its text read on demand."""
+
+    __slots__ = ("id", "segment_id", "system_id", "_content")
+
+    def __init__(self, content: FileContent, index: int):
+        self.id = index
+        segment, self.system_id = divmod(index, content.n_systems)
+        self.segment_id = content.segment_ints[segment]
+        self._content = content
+
+    @property
+    def text(self) -> str:
+        return self._content.output_text(self.segment_id, self.system_id)
+
+
+class _SegmentRef:
+    """hit_builder.SegmentRef with its texts read on demand."""
+
+    __slots__ = ("index", "doc", "seg_id", "_content")
+
+    def __init__(self, content: FileContent, index: int):
+        self.index, self._content = index, content
+        self.doc, self.seg_id = content.scanned.docs[index], content.scanned.seg_ids[index]
+
+    @property
+    def doc_id(self) -> str:
+        return self._content.scanned.doc_ids[self.doc]
+
+    @property
+    def source(self) -> str:
+        return self._content.record(self.index)["source"]
+
+    @property
+    def reference(self) -> str:
+        return self._content.record(self.index).get("reference") or ""
 
 
 def unique_slug(name: str) -> str:
@@ -299,7 +533,7 @@ def _bad_pairs(plans: list[list[ItemPlan]]) -> list[int]:
 
 
 def import_campaign(
-    lines: Iterable[bytes | str],
+    lines,
     *,
     name: str,
     protocol: str,
@@ -309,13 +543,16 @@ def import_campaign(
     hit_size: int = 100,
     options: dict | None = None,
     owner=None,
+    progress: Progress | None = None,
     **settings,
 ) -> ImportResult:
-    """Validate `lines`, plan the HITs, then store campaign, texts and HITs in one transaction.
+    """Validate the file, plan the HITs, then store campaign, texts and HITs in one transaction.
 
-    The front-ends pass `parsed`, what `Protocol.parse_options` made of their fields; code and
+    `lines` is the file: a binary file object (an upload, an open file), a path, or an iterable of lines
+    (bytes or str). The front-ends pass `parsed`, what `Protocol.parse_options` made of their fields; code and
     tests may pass the settings as keywords instead (Campaign fields, and `options`). `owner` (a user, or
-    None) owns the new campaign, and the study when this import creates it (evaluation/permissions.py)."""
+    None) owns the new campaign, and the study when this import creates it (evaluation/permissions.py).
+    `progress(stage, lines_read=None)` is told what the import is doing (a background job shows it)."""
     if parsed is not None:
         if parsed.protocol != protocol:
             raise ValueError(f"options parsed for {parsed.protocol!r}, not {protocol!r}")
@@ -327,6 +564,7 @@ def import_campaign(
         settings = {**fields, **settings}
     options = options or {}
     study = settings.pop("study", None)
+    report = progress or (lambda stage, lines_read=None: None)
     errors: list[tuple[int, str]] = []
     if not name or not name.strip():
         errors.append((0, "the campaign needs a name"))
@@ -338,77 +576,82 @@ def import_campaign(
         errors.append((0, "redundancy must be a positive integer"))
     if errors:
         raise CampaignFileError(errors)
-    segments = parse_campaign_lines(lines, spec.requires_reference)
-    system_names = sorted(segments[0].systems)
-    option_problems = spec.check_options(options, set(system_names), hit_size)
-    if option_problems:
-        raise CampaignFileError([(0, p) for p in option_problems])
+    with LineSource(lines) as source:
+        scanned = scan_campaign_file(source, spec.requires_reference, report)
+        option_problems = spec.check_options(options, set(scanned.system_names), hit_size)
+        if option_problems:
+            raise CampaignFileError([(0, p) for p in option_problems])
+        seed = secrets.randbelow(2**31) if seed is None else seed
+        report("planning the HITs")
+        try:
+            plans = spec.plan_hits(FileContent(scanned).content(), hit_size, options, random.Random(seed))
+        except HitPlanError as exc:
+            suggestions = {exc.field: exc.suggestion} if exc.field and exc.suggestion is not None else {}
+            raise CampaignFileError([(0, f"{exc.field}: {exc}" if exc.field else str(exc))], suggestions) from None
+        capacity = reliability_capacity(
+            spec, qc_test=settings.get("qc_test") or Campaign._meta.get_field("qc_test").default,
+            qc_threshold=settings.get("qc_threshold") or Campaign._meta.get_field("qc_threshold").default,
+            options=options, bad_pairs_per_hit=_bad_pairs(plans), in_study=bool(study))
+        if capacity is not None and capacity.refusal():
+            raise CampaignFileError([(0, f"qc_test: {capacity.refusal()}")])
 
-    doc_order: dict[str, int] = {}
-    for segment in segments:
-        doc_order.setdefault(segment.doc_id, len(doc_order))
-    segments.sort(key=lambda s: (doc_order[s.doc_id], s.seg_id))
-    system_index = {name: i for i, name in enumerate(system_names)}
-    planned_outputs = [
-        OutputRef(id=len(system_names) * seg_index + system_index[system], segment_id=seg_index,
-                  system_id=system_index[system], text=segment.systems[system])
-        for seg_index, segment in enumerate(segments) for system in system_names
-    ]
-    seed = secrets.randbelow(2**31) if seed is None else seed
-    try:
-        content = CampaignContent(
-            segments=[SegmentRef(index=i, doc=doc_order[s.doc_id], doc_id=s.doc_id, seg_id=s.seg_id, source=s.source,
-                                 reference=s.reference) for i, s in enumerate(segments)],
-            system_names=system_names, outputs=planned_outputs,
-        )
-        plans = spec.plan_hits(content, hit_size, options, random.Random(seed))
-    except HitPlanError as exc:
-        suggestions = {exc.field: exc.suggestion} if exc.field and exc.suggestion is not None else {}
-        raise CampaignFileError([(0, f"{exc.field}: {exc}" if exc.field else str(exc))], suggestions) from None
-    capacity = reliability_capacity(
-        spec, qc_test=settings.get("qc_test") or Campaign._meta.get_field("qc_test").default,
-        qc_threshold=settings.get("qc_threshold") or Campaign._meta.get_field("qc_threshold").default,
-        options=options, bad_pairs_per_hit=_bad_pairs(plans), in_study=bool(study))
-    if capacity is not None and capacity.refusal():
-        raise CampaignFileError([(0, f"qc_test: {capacity.refusal()}")])
-
-    with transaction.atomic():
-        campaign = Campaign.objects.create(
-            name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
-            hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
-        )
-        docs = Document.objects.bulk_create(
-            [Document(campaign=campaign, doc_id=doc_id, position=pos) for doc_id, pos in doc_order.items()],
-            batch_size=BATCH,
-        )
-        doc_by_id = {d.doc_id: d for d in docs}
-        segment_rows = Segment.objects.bulk_create(
-            [Segment(campaign=campaign, document=doc_by_id[s.doc_id], seg_id=s.seg_id, source=s.source,
-                     reference=s.reference) for s in segments],
-            batch_size=BATCH,
-        )
-        system_rows = System.objects.bulk_create([System(campaign=campaign, name=n) for n in system_names])
-        output_rows = SystemOutput.objects.bulk_create(
-            [SystemOutput(campaign=campaign, segment=segment_rows[o.segment_id], system=system_rows[o.system_id],
-                          text=o.text) for o in planned_outputs],
-            batch_size=BATCH,
-        )
-        hits = Hit.objects.bulk_create(
-            [Hit(campaign=campaign, number=n + 1, size=len(items), exposure=spec.hit_exposure(items))
-             for n, items in enumerate(plans)],
-            batch_size=BATCH,
-        )
-        HitItem.objects.bulk_create(
-            (
-                HitItem(
-                    hit=hit, position=p.position, set_index=p.set_index, item_type=p.item_type,
-                    segment_id=None if p.segment_id is None else segment_rows[p.segment_id].pk,
-                    output_id=None if p.output_id is None else output_rows[p.output_id].pk,
-                    text=p.text, partner_position=p.partner_position, payload=p.payload,
-                )
-                for hit, items in zip(hits, plans, strict=False) for p in items
-            ),
-            batch_size=BATCH,
-        )
+        with transaction.atomic():
+            campaign = Campaign.objects.create(
+                name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
+                hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
+            )
+            _store(campaign, spec, scanned, plans, report)
     warning = capacity.warning() if capacity is not None else None
-    return ImportResult(campaign=campaign, hits=len(hits), warnings=[warning] if warning else [])
+    return ImportResult(campaign=campaign, hits=len(plans), warnings=[warning] if warning else [])
+
+
+#: Rows between two progress reports while storing.
+STORE_PROGRESS_EVERY = 20_000
+
+
+def _counting(rows: Iterable, what: str, total: int, report: Progress) -> Iterator:
+    for n, row in enumerate(rows, start=1):
+        if n % STORE_PROGRESS_EVERY == 0:
+            report(f"storing {what}: {n:,} of {total:,}")
+        yield row
+
+
+def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[ItemPlan]], report: Progress) -> None:
+    """Write a scanned file's documents, segments, systems, outputs and the planned HITs; each segment's line is
+    read again as its rows are sent, so no text is held beyond the row being sent."""
+    pk, n, names = campaign.pk, len(scanned), scanned.system_names
+
+    def lines() -> Iterator[tuple[int, dict]]:
+        for i in range(n):
+            yield i, scanned.record(i)
+
+    report("storing documents")
+    doc_pks = insert(Document, ["campaign_id", "doc_id", "position"],
+                     [(pk, doc_id, position) for position, doc_id in enumerate(scanned.doc_ids)])
+    report(f"storing segments: 0 of {n:,}")
+    segment_pks = insert(
+        Segment, ["campaign_id", "document_id", "seg_id", "source", "reference"],
+        _counting(((pk, doc_pks[scanned.docs[i]], scanned.seg_ids[i], record["source"],
+                    record.get("reference") or "") for i, record in lines()), "segments", n, report),
+        count=n)
+    system_pks = insert(System, ["campaign_id", "name"], [(pk, name) for name in names])
+    total = n * len(names)
+    report(f"storing system outputs: 0 of {total:,}")
+    output_pks = insert(
+        SystemOutput, ["campaign_id", "segment_id", "system_id", "text"],
+        _counting(((pk, segment_pks[i], system_pks[s], record["systems"][name])
+                   for i, record in lines() for s, name in enumerate(names)), "system outputs", total, report),
+        count=total)
+    report("storing HITs")
+    hit_pks = insert(Hit, ["campaign_id", "number", "size", "exposure"],
+                     [(pk, number, len(items), spec.hit_exposure(items)) for number, items in enumerate(plans, 1)])
+    items = sum(map(len, plans))
+    report(f"storing items: 0 of {items:,}")
+    insert(
+        HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
+                  "partner_position", "payload"],
+        _counting(((hit, p.position, p.set_index, p.item_type,
+                    None if p.segment_id is None else segment_pks[p.segment_id],
+                    None if p.output_id is None else output_pks[p.output_id], p.text, p.partner_position, p.payload)
+                   for hit, planned in zip(hit_pks, plans, strict=True) for p in planned), "items", items, report),
+        count=items, return_ids=False)
