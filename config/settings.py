@@ -8,6 +8,7 @@ instead of running insecurely, and serving without collected static files stops 
 (config/checks.py).
 """
 import sys
+import tempfile
 from pathlib import Path
 
 import environ
@@ -160,9 +161,12 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Upload size for campaign files (import reads the whole file first to validate it).
+# Uploads: form data up to 50 MB; files above 2.5 MB stream to a temporary file instead of memory. Files above
+# IMPORT_INLINE_MAX_BYTES are imported by a background job from IMPORT_UPLOAD_DIR, which web and workers share.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+IMPORT_INLINE_MAX_BYTES = env.int("IMPORT_INLINE_MAX_BYTES", default=2 * 1024 * 1024)
+IMPORT_UPLOAD_DIR = env("IMPORT_UPLOAD_DIR", default=str(Path(tempfile.gettempdir()) / "mteval-imports"))
 
 REST_FRAMEWORK = {
     # Session first: an unauthenticated or annotator request is answered 403, as docs/api.md says.
