@@ -35,34 +35,42 @@ def database_url() -> str:
     return f"sqlite:///{s['NAME']}"
 
 
-@pytest.fixture
-def celery_worker(transactional_db):
+@contextmanager
+def running_worker(name: str, log_path: Path, purpose: str = "the end-to-end test"):
+    """A Celery worker process on this run's queue and database, with tasks sent to it from this process;
+    skipped without a Redis broker, a failure in CI. Yields the process; its output goes to `log_path`."""
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith("redis"):
         if os.environ.get("CI"):
-            pytest.fail("CI must provide CELERY_BROKER_URL (Redis) for the end-to-end test")
+            pytest.fail(f"CI must provide CELERY_BROKER_URL (Redis) for {purpose}")
         pytest.skip("needs a Redis broker (CELERY_BROKER_URL)")
     env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings_test",
            "TEST_CELERY_EAGER": "0"}
-    log = open(ROOT / ".pytest-celery-worker.log", "w+")  # noqa: SIM115 (closed in teardown)
+    log = log_path.open("w+")
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "info", "--without-gossip",
          "--without-mingle", "--without-heartbeat", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n",
-         f"test-{os.getpid()}@%h"],
+         f"{name}-{os.getpid()}@%h"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 60
-    while "ready." not in Path(log.name).read_text():
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the Celery worker did not start:\n" + Path(log.name).read_text())
-        time.sleep(0.2)
-    with tasks_through_the_broker():
-        try:
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in log_path.read_text():
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Celery worker did not start:\n" + log_path.read_text())
+            time.sleep(0.2)
+        with tasks_through_the_broker():
             yield worker
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
-            log.close()
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    with running_worker("test", ROOT / ".pytest-celery-worker.log") as worker:
+        yield worker
 
 
 @contextmanager

@@ -4,10 +4,7 @@ Small files keep their 201 (tests/test_import.py). Jobs run in a thread here (ta
 a real Celery worker and Redis in `test_a_large_import_through_a_real_worker`."""
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -23,7 +20,7 @@ from annotation.services import import_jobs
 from annotation.services.campaign_import import import_campaign
 
 from .conftest import campaign_lines
-from .test_e2e_celery import ROOT, database_url, tasks_through_the_broker
+from .test_e2e_celery import running_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -344,37 +341,10 @@ def test_a_staff_researcher_sees_only_their_own_jobs_page(client, admin_user):
 
 @pytest.fixture
 def import_worker(transactional_db, tmp_path):
-    """A Celery worker process on this run's queue (as tests/test_e2e_celery.py starts one); skipped without
-    Redis, a failure in CI."""
-    from django.conf import settings
-
-    broker = os.environ.get("CELERY_BROKER_URL", "")
-    if not broker.startswith("redis"):
-        if os.environ.get("CI"):
-            pytest.fail("CI must provide CELERY_BROKER_URL (Redis) for the background import test")
-        pytest.skip("needs a Redis broker (CELERY_BROKER_URL)")
-    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings_test",
-           "TEST_CELERY_EAGER": "0"}
+    """A real Celery worker (as tests/test_e2e_celery.py starts one); yields the path of its log."""
     log_path = tmp_path / "celery-worker.log"
-    log = log_path.open("w+")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "info", "--without-gossip",
-         "--without-mingle", "--without-heartbeat", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n",
-         f"import-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while "ready." not in log_path.read_text():
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the Celery worker did not start:\n" + log_path.read_text())
-        time.sleep(0.2)
-    with tasks_through_the_broker():
-        try:
-            yield log_path
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
-            log.close()
+    with running_worker("import", log_path, purpose="the background import test"):
+        yield log_path
 
 
 @pytest.mark.celery
