@@ -99,7 +99,7 @@ _RUNSERVER = sys.argv[1:2] == ["runserver"]
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if _RUNSERVER else 60)
 # A kept connection that died (PostgreSQL restarted, a proxy's idle timeout) is found by one cheap
 # round trip at its first use in a request and replaced, instead of failing that request with a 500.
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Wait for a writer instead of failing at once when annotators submit together.

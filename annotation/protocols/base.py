@@ -201,6 +201,10 @@ class Protocol:
         """Validate a submitted answer; returns the `Judgment` fields it sets. Raises JudgmentError."""
         raise NotImplementedError
 
+    def check_answer(self, item, fields: dict) -> None:
+        """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
+        raises JudgmentError. Called for the current item only, after `parse_judgment`."""
+
     #: Extra columns of the judgment export, and the item payload keys they are computed from.
     export_columns: tuple[str, ...] = ()
     export_payload_keys: tuple[str, ...] = ()

@@ -174,6 +174,7 @@ def check_record(record, requires_reference: bool) -> tuple[tuple[str, int, froz
         problems.append(f"'seg_id' must be an integer between {SEG_ID_MIN} and {SEG_ID_MAX}")
     _text(record, "source", True, problems)
     _text(record, "reference", requires_reference, problems)
+    _text(record, "gold", False, problems)
     systems = record.get("systems")
     if systems is None:
         problems.append("missing field 'systems'")
@@ -310,7 +311,8 @@ class FileContent:
         n = len(self.scanned)
         return CampaignContent(segments=_Refs(n, lambda i: _SegmentRef(self, i)),
                                system_names=list(self.scanned.system_names),
-                               outputs=_Refs(n * self.n_systems, lambda i: _OutputRef(self, i)))
+                               outputs=_Refs(n * self.n_systems, lambda i: _OutputRef(self, i)),
+                               record=self.record)
 
 
 class _Refs(Sequence):

@@ -54,6 +54,8 @@ class CampaignContent:
     segments: list[SegmentRef]
     system_names: list[str]
     outputs: list[OutputRef]
+    #: A segment's whole campaign-file line (by segment index), for the optional fields a protocol reads.
+    record: Callable[[int], dict] | None = None
 
     def output_text(self, segment: int, system: int) -> str:
         return self.outputs[segment * len(self.system_names) + system].text

@@ -163,6 +163,7 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     current = snapshot.items[position]
     if item_id != current.id:
         raise Conflict("only the current item can be answered", state_of(snapshot))
+    assignment.campaign.protocol_spec.check_answer(current, fields)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     judgment = Judgment(

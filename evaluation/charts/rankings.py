@@ -225,3 +225,53 @@ def _num(value) -> str:
     if not _finite(value):
         return "–"
     return f"{value:g}"
+
+
+# Head-to-head win rates (relative ranking, docs/methods.md §8) --------------------------------------------------
+
+def _diverging(rate: float) -> tuple[str, str]:
+    """A fill from vermillion (0) through white (0.5) to blue (1), and a readable text colour on it."""
+    blue, red = (0, 114, 178), (213, 94, 0)
+    end, t = (blue, (rate - 0.5) * 2) if rate >= 0.5 else (red, (0.5 - rate) * 2)
+    rgb = tuple(round(255 + (c - 255) * t) for c in end)
+    return "#{:02X}{:02X}{:02X}".format(*rgb), ("#FFFFFF" if t > 0.6 else INK)
+
+
+def win_rate_heatmap(systems: Sequence[str], rates: Sequence[Sequence], counts: Sequence[Sequence], *, title: str,
+                     width: int = 560) -> SafeString:
+    """Rows: system i, columns: system j (both in rank order); cell: the share of i's decided comparisons with
+    j that i won (ties left out), blue above one half, vermillion below; the hover title gives the counts."""
+    n = len(systems)
+    if n == 0:
+        return _empty(width, 90, title, "No systems")
+    label_chars = min(max(len(str(s)) for s in systems) + 4, 24)
+    left = 10 + label_chars * CHAR
+    cell = max(18.0, min(44.0, (width - left - 10) / n))
+    top, grid_w = 44, cell * n
+    width = max(width, left + grid_w + 10)
+    height = top + grid_w + 20
+    parts = [_text(left + grid_w / 2, 14, "… wins against system (by rank), ties left out", "middle", MUTED)]
+    for j in range(n):
+        parts.append(format_html('<text x="{}" y="{}" text-anchor="middle" fill="{}">{}<title>{}</title></text>',
+                                 _c(left + j * cell + cell / 2), _c(top - 8), MUTED, j + 1, systems[j]))
+    for i, name in enumerate(systems):
+        cy = top + i * cell
+        parts.append(format_html('<text x="{}" y="{}" text-anchor="end" fill="{}">{}<title>{}</title></text>',
+                                 _c(left - 6), _c(cy + cell / 2 + 4), INK, truncate(f"{i + 1}. {name}", label_chars),
+                                 name))
+        for j, other in enumerate(systems):
+            rate = rates[i][j]
+            if i == j or not _finite(rate):
+                fill, ink = ("#FFFFFF" if i == j else "#EEEEEE"), MUTED
+                tip = f"{name} (itself)" if i == j else f"{name} vs {other}: never decided"
+            else:
+                fill, ink = _diverging(rate)
+                wins, losses, ties = counts[i][j]
+                tip = f"{name} vs {other}: won {wins}, lost {losses}, tied {ties} ({100 * rate:.0f} % of decided)"
+            parts.append(format_html('<rect class="cell" x="{}" y="{}" width="{}" height="{}" fill="{}" '
+                                     'stroke="#FFFFFF"><title>{}</title></rect>',
+                                     _c(left + j * cell), _c(cy), _c(cell), _c(cell), fill, tip))
+            if i != j and _finite(rate) and cell >= 26:
+                parts.append(_text(left + j * cell + cell / 2, cy + cell / 2 + 4, f"{100 * rate:.0f}", "middle", ink,
+                                   size=11, extra=' pointer-events="none"'))
+    return _svg(width, height, title, _join(parts))

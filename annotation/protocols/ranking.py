@@ -1,0 +1,145 @@
+"""Relative ranking of N outputs of one segment, ties allowed, with optional gold control units
+(docs/methods.md §8; Callison-Burch 2009 §4, Paul & Sumita 2011 §3-§4). The screens are planned
+in services.ranking_builder; the statistics are the `ranking` result family's."""
+from __future__ import annotations
+
+import random
+
+from ..services.ranking_builder import GOLD_MODES, plan_ranking_hits
+from . import register
+from .base import JudgmentError, Protocol, language_name, require_item_id
+from .options import Option
+
+MAX_SCREEN_SIZE = 20
+DEFAULT_GOLD_RATE = 0.10
+#: Paul & Sumita 2011 §4.2: a worker is trusted after at least 4 gold units with at least 70 % right.
+DEFAULT_MIN_GOLD, DEFAULT_MIN_GOLD_ACCURACY = 4, 0.70
+
+RANKING_OPTIONS = (
+    Option("screens_per_hit", "int", 10, "Screens per HIT.", minimum=1, maximum=100, key="hit_size"),
+    Option("screen_size", "int", 5, "Outputs ranked on one screen (N); every pair of systems meets about "
+           "equally often.", minimum=2, maximum=MAX_SCREEN_SIZE, target="options"),
+    Option("gold", "choice", "none", "Gold control units: none; best (a known-good translation, the line's "
+           "`gold` or else its reference, must be ranked first); best-worst (also a degraded output, which must "
+           "be ranked in the bottom half while the gold is in the top half).",
+           choices=tuple((mode, mode) for mode in GOLD_MODES), target="options"),
+    Option("gold_rate", "float", DEFAULT_GOLD_RATE, "Share of screens that carry gold units.", minimum=0.0,
+           maximum=1.0, target="options"),
+    Option("show_reference", "bool", None, "Show the reference translation above the outputs.", target="options",
+           default_text="shown unless gold units are on (the reference may be the gold)"),
+    Option("min_gold", "int", DEFAULT_MIN_GOLD, "Gold units a worker must have judged to be trusted.",
+           minimum=1, maximum=1000, target="options"),
+    Option("min_gold_accuracy", "float", DEFAULT_MIN_GOLD_ACCURACY, "Share of gold units a trusted worker ranked "
+           "right.", minimum=0.0, maximum=1.0, target="options"),
+)
+
+
+def gold_correct(rank_gold: int, rank_bad: int | None, n: int) -> bool:
+    """Whether a screen's gold units were ranked right: best-only, the gold ranked 1; best-worst, the gold in the
+    top half (rank ≤ ⌊N/2⌋) and the known-bad output in the bottom half (rank > N − ⌊N/2⌋)."""
+    if rank_bad is None:
+        return rank_gold == 1
+    half = n // 2
+    return rank_gold <= half and rank_bad > n - half
+
+
+class Ranking(Protocol):
+    family = "ranking"
+    template = "annotation/screens/ranking.html"
+    script = "annotation/ranking.js"
+    own_options = RANKING_OPTIONS
+
+    def __init__(self, name: str, label: str, statement: str):
+        self.name = name
+        self.label = label
+        self._statement = statement
+
+    def default_statement(self, language: str) -> str:
+        return self._statement.format(language=language_name(language))
+
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        options.setdefault("screen_size", 5)
+        options.setdefault("gold", "none")
+        options.setdefault("gold_rate", DEFAULT_GOLD_RATE)
+        options.setdefault("min_gold", DEFAULT_MIN_GOLD)
+        options.setdefault("min_gold_accuracy", DEFAULT_MIN_GOLD_ACCURACY)
+        if options.get("show_reference") is None:
+            options["show_reference"] = options["gold"] == "none"
+        problems = []
+        if len(system_names) < 2:
+            problems.append("systems: ranking needs at least two systems in the file")
+        if options["gold"] == "best-worst" and min(options["screen_size"], len(system_names)) < 3:
+            problems.append("gold: best-worst needs at least 3 outputs per screen (screen_size)")
+        return problems
+
+    def plan_hits(self, content, hit_size, options, rng: random.Random):
+        hits = plan_ranking_hits(content, options["screen_size"], hit_size, options["gold"], options["gold_rate"],
+                                 rng)
+        for items in hits:
+            for item in items:
+                item.payload["show_reference"] = options["show_reference"]
+        return hits
+
+    def item_payload(self, item) -> dict:
+        from ..models import SystemOutput
+
+        stored = item.payload
+        segment = item.segment
+        texts = [text for _, text in SystemOutput.objects.filter(segment_id=item.segment_id)
+                 .order_by("system_id").values_list("system_id", "text")]
+        candidates = [{"key": c["key"], "text": c.get("text") or texts[c["system"]]} for c in stored["candidates"]]
+        payload = {"id": item.id, "protocol": self.name, "source": segment.source, "candidates": candidates}
+        if stored.get("show_reference"):
+            payload["reference"] = segment.reference
+        return payload
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        ranks = body.get("ranks")
+        if not isinstance(ranks, dict) or not ranks:
+            raise JudgmentError("'ranks' must be an object of candidate key to rank (1 = best)")
+        if len(ranks) > MAX_SCREEN_SIZE:
+            raise JudgmentError(f"'ranks' holds {len(ranks)} entries; a screen has at most {MAX_SCREEN_SIZE}")
+        for key, rank in ranks.items():
+            if isinstance(rank, bool) or not isinstance(rank, int):
+                raise JudgmentError(f"the rank of {key[:20]!r} must be an integer")
+        unknown = sorted(set(body) - {"item", "ranks"})
+        if unknown:
+            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"ranks\"}}")
+        return {"ranks": dict(ranks)}
+
+    def check_answer(self, item, fields: dict) -> None:
+        keys = [c["key"] for c in item.payload["candidates"]]
+        ranks = fields["ranks"]
+        missing = [k for k in keys if k not in ranks]
+        if missing:
+            raise JudgmentError(f"every candidate needs a rank; missing: {', '.join(missing)}")
+        extra = [k for k in ranks if k not in keys]
+        if extra:
+            raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
+        n = len(keys)
+        wrong = [k for k in keys if not 1 <= ranks[k] <= n]
+        if wrong:
+            raise JudgmentError(f"ranks must be integers from 1 to {n}; {wrong[0]!r} has {ranks[wrong[0]]}")
+
+    export_columns = ("ranked",)
+    export_payload_keys = ("candidates",)
+
+    def export_values(self, payload: dict, options: dict, row: dict) -> dict:
+        """The ranking as `system=rank` pairs in screen order (controls as [gold] and [bad:<system>])."""
+        ranks = row.get("ranks") or {}
+        return {"ranked": " ".join(f"{_label(c)}={ranks.get(c['key'], '')}" for c in payload.get("candidates") or [])}
+
+    def preview_systems(self, item, options: dict) -> str:
+        return "\n".join(f"{c['key']}: {_label(c)}" for c in item.payload["candidates"])
+
+
+def _label(candidate: dict) -> str:
+    name = candidate.get("name") or ""
+    return {"gold": "[gold]", "bad": f"[bad:{name}]"}.get(candidate.get("kind"), name)
+
+
+register(Ranking(
+    "ranking", "Relative ranking of N outputs (ties allowed)",
+    "Rank the translations from best (1) to worst. Give equally good translations the same rank.",
+))

@@ -1,0 +1,64 @@
+"""Relative ranking results (docs/methods.md §8): pairwise expansion, ≥ others, > others, expected wins and
+TrueSkill with bootstrap rank ranges and clusters; gold accuracy and trust; Schulze combination with weighted
+votes; inter- and intra-annotator agreement in WMT's two pairings; Spearman's rho against a reference."""
+from __future__ import annotations
+
+from ...services.results_read import freshness, stored_rows
+from .. import register
+from ..base import Family, Table
+from . import presenter
+from .analysis import SCORE_NAMES
+from .storage import compute_ranking
+
+
+class RankingFamily(Family):
+    name = "ranking"
+    label = "Relative ranking"
+    template = "evaluation/families/ranking.html"
+    sections = (("systems", "System scores"), ("head-to-head", "Head to head"), ("workers", "Workers and gold"),
+                ("agreement", "Agreement"), ("combined", "Combined judges"), ("spearman", "Against a reference"))
+    endpoints = ("agreement", "head_to_head", "combined", "gold", "spearman")
+
+    def compute(self, campaign):
+        return compute_ranking(campaign)
+
+    def systems(self, campaign, params):
+        """`systems/?score=<name>`: one of expected_wins (default), expected_wins_compared, geq_others, gt_others,
+        trueskill."""
+        name = presenter.score_param(params)
+        return {**freshness(campaign).as_api(), "score_name": name, "scores": list(SCORE_NAMES),
+                "results": stored_rows(campaign, "systems", name)}
+
+    def agreement(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "agreement")}
+
+    def head_to_head(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "head_to_head")}
+
+    def combined(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "combined")}
+
+    def gold(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "gold")}
+
+    def spearman(self, campaign, params):
+        return {**freshness(campaign).as_api(), "reference": (campaign.options or {}).get("reference_ranking"),
+                "results": stored_rows(campaign, "spearman")}
+
+    def page_context(self, campaign, header, workers, request):
+        return presenter.page_context(campaign, header, workers, request)
+
+    def tables(self):
+        stored = self.stored_table
+        return [Table("workers", self.workers_table), Table("systems", presenter.systems_table),
+                Table("head_to_head", stored("head_to_head")), Table("gold", stored("gold")),
+                Table("agreement", stored("agreement")), Table("combined", stored("combined")),
+                Table("spearman", stored("spearman"))]
+
+    def admin_summary(self, summary):
+        if "reliable_workers" in summary:
+            return f"{summary['reliable_workers']} / {summary['workers']} trusted"
+        return "–"
+
+
+register(RankingFamily())
