@@ -88,3 +88,33 @@ def test_results_page_and_tables(ranked_campaign, client, admin_user):
                                                               ("wmt13", "inter"), ("wmt13", "intra")}
     inter = next(a for a in agreement if a["pairing"] == "wmt08" and a["kind"] == "inter")
     assert inter["comparisons"] > 0 and 0 < inter["p_agree"] < 1
+
+
+def test_reference_ranking_gives_spearman_equal_to_scipy(ranked_campaign, client, admin_user):
+    client.force_login(admin_user)
+    url = f"/api/campaigns/{ranked_campaign.slug}/reference-ranking/"
+    experts = {"sysA": 1, "sysB": 3, "sysC": 2, "sysD": 4, "sysE": 5, "sysF": 6}
+    response = client.post(url, {"kind": "rank", "values": experts}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["values"] == experts
+    rows = {r["score_name"]: r for r in client.get(f"/api/campaigns/{ranked_campaign.slug}/spearman/").json()
+            ["results"]}
+    systems = client.get(f"/api/campaigns/{ranked_campaign.slug}/systems/", {"score": "geq_others"}).json()["results"]
+    expected = sps.spearmanr([r["score"] for r in systems], [-experts[r["system"]] for r in systems])
+    assert rows["geq_others"]["rho"] == pytest.approx(expected.statistic)
+    assert rows["geq_others"]["p_value"] == pytest.approx(expected.pvalue)
+    assert "Against a reference ranking" in client.get(f"/results/{ranked_campaign.slug}/").content.decode()
+
+
+@pytest.mark.parametrize("body", [
+    {"kind": "rank", "values": {"sysA": 1, "nope": 2, "sysB": 3}},
+    {"kind": "elo", "values": {"sysA": 1, "sysB": 2, "sysC": 3}},
+    {"kind": "score", "values": {"sysA": "x", "sysB": 2, "sysC": 3}},
+    {"kind": "score", "values": {"sysA": 1}},
+    {"kind": "score", "values": {"sysA": 1e300, "sysB": 2, "sysC": 3}},
+    ["sysA"],
+])
+def test_bad_reference_rankings_are_refused(ranked_campaign, client, admin_user, body):
+    client.force_login(admin_user)
+    url = f"/api/campaigns/{ranked_campaign.slug}/reference-ranking/"
+    assert client.post(url, body, content_type="application/json").status_code == 400
+    assert "reference_ranking" not in type(ranked_campaign).objects.get(pk=ranked_campaign.pk).options

@@ -55,6 +55,23 @@ class ShareChange(serializers.Serializer):
         return attrs
 
 
+class ReferenceRanking(serializers.Serializer):
+    """A reference ranking of the campaign's systems (experts' ranks, a metric's scores) for Spearman's rho
+    (docs/methods.md §8.5): `kind` says whether higher is better ("score") or 1 is best ("rank")."""
+
+    kind = serializers.ChoiceField(choices=["score", "rank"])
+    values = serializers.DictField(child=serializers.FloatField(min_value=-1e12, max_value=1e12), allow_empty=False)
+
+    def validate_values(self, values):
+        systems = set(self.context["campaign"].systems.values_list("name", flat=True))
+        unknown = sorted(set(values) - systems)
+        if unknown:
+            raise serializers.ValidationError(f"not a system of this campaign: {unknown[0][:200]}")
+        if len(values) < 3:
+            raise serializers.ValidationError("name at least three systems (Spearman's rho needs them)")
+        return values
+
+
 #: Query parameters that name another campaign (calibration's `against`): one the user may not see is answered
 #: as a campaign that does not exist.
 CAMPAIGN_PARAMETERS = ("against",)
@@ -116,6 +133,32 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
                                        "will be computed when it is back."},
                             status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=ReferenceRanking, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get", "post", "delete"], url_path="reference-ranking", parser_classes=[JSONParser])
+    def reference_ranking(self, request, slug=None):
+        """The reference ranking the results are correlated with (Spearman's rho): read, set or remove it. A change
+        queues a recompute."""
+        campaign = self.get_object()
+        options = dict(campaign.options or {})
+        if request.method == "GET":
+            return Response({"kind": options.get("reference_kind"), "values": options.get("reference_ranking")})
+        if request.method == "POST":
+            given = ReferenceRanking(data=request.data, context={"campaign": campaign})
+            given.is_valid(raise_exception=True)
+            options.update(reference_kind=given.validated_data["kind"],
+                           reference_ranking=given.validated_data["values"])
+        else:
+            options.pop("reference_kind", None)
+            options.pop("reference_ranking", None)
+        Campaign.objects.filter(pk=campaign.pk).update(options=options)
+        queued = True
+        try:
+            compute_campaign_results.apply_async((campaign.pk,), retry=False)
+        except OperationalError:
+            queued = False
+        return Response({"kind": options.get("reference_kind"), "values": options.get("reference_ranking"),
+                         "recompute_queued": queued})
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json"], default="csv")],
                    responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT})
