@@ -5,7 +5,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign
 from annotation.protocols import protocol_choices
-from annotation.services.judgment_import import JUDGMENT_FORMATS
+from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, JUDGMENT_FORMATS
 
 from .models import CampaignResults, WorkerResult
 
@@ -88,6 +88,8 @@ class JudgmentImportSerializer(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["format"].choices = sorted(JUDGMENT_FORMATS)
+        for name, text in FORMAT_TEXT_OPTIONS.items():
+            self.fields[name] = serializers.CharField(required=False, max_length=200, help_text=text)
 
 
 class WorkerResultSerializer(serializers.ModelSerializer):

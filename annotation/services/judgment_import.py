@@ -51,6 +51,8 @@ class JudgmentRow:
     seconds: float | None = None
     choice: str = ""
     payload: dict = field(default_factory=dict)
+    #: A ranking: candidate key -> rank; the candidates are `payload["candidates"]`, each naming its system.
+    ranks: dict[str, int] | None = None
 
 
 @dataclass
@@ -171,9 +173,13 @@ def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=N
                                                              "reference"],
                                                    [(campaign.pk, document.pk, s, "", "") for s in segment_numbers]),
                            strict=True))
-    system_names = sorted({r.system for r in rows if r.system is not None})
+    ranked = [c for r in rows if r.ranks is not None for c in r.payload["candidates"]]
+    system_names = sorted({r.system for r in rows if r.system is not None} | {c["name"] for c in ranked})
     system_ids = {s.name: s.pk for s in System.objects.bulk_create([System(campaign=campaign, name=n)
                                                                     for n in system_names])}
+    index = {name: i for i, name in enumerate(system_names)}
+    for candidate in ranked:  # a ranking's candidate names its system by its place among the campaign's
+        candidate["system"] = index[candidate["name"]]
     output_keys = sorted({(r.system, r.segment) for r in rows if r.system is not None and r.segment is not None})
     output_ids = dict(zip(output_keys, insert(SystemOutput, ["campaign_id", "segment_id", "system_id", "text"],
                                               [(campaign.pk, segment_ids[seg], system_ids[sys], "")
@@ -201,12 +207,12 @@ def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=N
             output = output_ids.get((row.system, row.segment))
             item_rows.append((hit_id, position, position // 10, row.item_type, segment_ids.get(row.segment), output,
                               "", row.payload))
-            judgment_rows.append((campaign.pk, assignment_id, known[key[1]], row.score, row.choice, row.seconds,
-                                  now))
+            judgment_rows.append((campaign.pk, assignment_id, known[key[1]], row.score, row.choice, row.ranks,
+                                  row.seconds, now))
     item_ids = insert(HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
                                 "payload"], item_rows)
-    insert(Judgment, ["campaign_id", "assignment_id", "annotator_id", "item_id", "score", "choice", "seconds",
-                      "created_at"],
+    insert(Judgment, ["campaign_id", "assignment_id", "annotator_id", "item_id", "score", "choice", "ranks",
+                      "seconds", "created_at"],
            [(*j[:3], item_id, *j[3:]) for j, item_id in zip(judgment_rows, item_ids, strict=True)])
     return JudgmentImportResult(campaign=campaign, judgments=len(rows))
 
@@ -214,3 +220,12 @@ def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=N
 from .pairwise_import import parse_pairwise_csv  # noqa: E402  (uses the helpers above)
 
 JUDGMENT_FORMATS["pairwise-csv"] = parse_pairwise_csv
+
+from .rank_import import parse_wmt_rank  # noqa: E402
+
+JUDGMENT_FORMATS["wmt-rank"] = parse_wmt_rank
+#: Format options passed as plain text, by the command (--rows) and the API (field `rows`) alike: name -> help.
+FORMAT_TEXT_OPTIONS = {
+    "rows": "wmt-rank: the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT.",
+    "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several.",
+}

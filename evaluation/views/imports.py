@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from annotation.models import ImportJob
 from annotation.services import import_jobs
 from annotation.services.campaign_import import CampaignFileError, import_campaign
-from annotation.services.judgment_import import import_judgments
+from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
 
 from ..serializers import CampaignImportSerializer, JudgmentImportSerializer
 
@@ -94,6 +94,7 @@ class ImportActions:
             options["protocol"] = data["protocol"]
         if data.get("systems"):
             options["systems"] = [s.strip() for s in data["systems"].split(",") if s.strip()]
+        options.update({name: data[name] for name in FORMAT_TEXT_OPTIONS if data.get(name)})
         if import_jobs.is_large(data["file"].size):
             job = import_jobs.start("judgments", data["file"], {
                 "name": data["name"], "format": data["format"], "options": options}, request.user)

@@ -1,11 +1,11 @@
-"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--study STUDY] [--owner USERNAME]`
-(docs/api.md)."""
+"""`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--rows TYPE] [--pair PAIR]
+[--study STUDY] [--owner USERNAME]` (docs/api.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services.campaign_import import CampaignFileError
-from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
+from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, JUDGMENT_FORMATS, import_judgments
 
 from .import_campaign import OWNER_HELP, owner_named
 
@@ -19,6 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", help="The protocol the judgments were made with (wmt-da: adequacy).")
         parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
+        for name, text in FORMAT_TEXT_OPTIONS.items():
+            parser.add_argument(f"--{name}", help=text)
         parser.add_argument("--study", help="The study the campaign belongs to (created if new): workers' "
                                             "reliability is tested over all of its campaigns.")
         parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)
@@ -30,6 +32,7 @@ class Command(BaseCommand):
             options["protocol"] = opts["protocol"]
         if opts["systems"]:
             options["systems"] = [s.strip() for s in opts["systems"].split(",") if s.strip()]
+        options.update({name: opts[name] for name in FORMAT_TEXT_OPTIONS if opts[name] is not None})
         try:
             with open(opts["file"], "rb") as handle:
                 result = import_judgments(handle, fmt=opts["format"], name=opts["name"], owner=owner, **options)
