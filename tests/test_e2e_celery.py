@@ -146,3 +146,35 @@ def test_statistics_through_a_real_worker(celery_worker, settings, make_campaign
     significance = api.get(f"/api/campaigns/{campaign.slug}/significance/").json()
     assert significance["systems"] == ranking
     assert significance["stars"][0][-1] == "***"  # best vs worst: 42 points apart
+
+
+def test_ranking_statistics_and_trueskill_bootstrap_through_a_real_worker(celery_worker, settings, api, researcher):
+    """A ranking campaign judged through the annotator API; the results and TrueSkill's bootstrap subtasks run on
+    the real worker (docs/methods.md §8.3), and every score recovers the true order."""
+    from annotation.services.campaign_import import import_campaign
+    from tests.ranking_simulation import campaign_lines, complete_ranking_hit
+
+    settings.RESULTS_AUTO_RECOMPUTE = False
+    quality = {"sysA": 80, "sysB": 65, "sysC": 50, "sysD": 35, "sysE": 20}
+    campaign = import_campaign(campaign_lines(30, list(quality)), name="rank e2e", protocol="ranking",
+                               redundancy=2, seed=3, hit_size=10,
+                               options={"screen_size": 3, "gold": "best", "gold_rate": 0.3, "bootstrap_runs": 20,
+                                        "min_gold": 2}, owner=researcher).campaign
+    client, rng = Client(), random.Random(5)
+    for _ in range(3):  # 6 HITs × 2 judges: rounds of one HIT each, so that the random ranker gets work too
+        for worker in [f"careful{i}" for i in range(4)] + ["random0"]:
+            complete_ranking_hit(client, campaign.slug, worker, quality, not worker.startswith("random"), rng)
+    with tasks_through_the_broker():
+        assert api.post(f"/api/campaigns/{campaign.slug}/compute/").status_code == 202
+
+        def bootstrapped():
+            header = CampaignResults.objects.filter(campaign=campaign).first()
+            return header is not None and header.summary.get("trueskill", {}).get("status") == "bootstrap"
+        wait_for(bootstrapped, timeout=120)
+    log = (ROOT / ".pytest-celery-worker.log").read_text()
+    assert "trueskill_runs" in log and "succeeded" in log
+    for score in ("expected_wins", "trueskill"):
+        rows = api.get(f"/api/campaigns/{campaign.slug}/systems/", {"score": score}).json()["results"]
+        assert [r["system"] for r in rows] == sorted(quality, key=quality.get, reverse=True), score
+    gold = {r["worker"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/gold/").json()["results"]}
+    assert not gold["random0"]["trusted"] and all(gold[f"careful{i}"]["trusted"] for i in range(4))

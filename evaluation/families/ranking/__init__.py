@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...services.results_read import freshness, stored_rows
 from .. import register
 from ..base import Family, Table
-from . import presenter
+from . import bootstrap, presenter  # noqa: F401  (bootstrap registers its Celery task with every worker)
 from .analysis import SCORE_NAMES
 from .storage import compute_ranking
 
