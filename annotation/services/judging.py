@@ -196,6 +196,9 @@ def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
     stored = (Judgment.objects.filter(assignment_id=assignment.pk, item_id=item_id)
               .values(*fields).first()) or {}
     if stored and stored != fields:
+        item = HitItem.objects.filter(pk=item_id).first()
+        if item is not None:  # a malformed replay is refused as malformed (400), not as a conflict
+            assignment.campaign.protocol_spec.check_answer(item, fields)
         raise Conflict("this item was already answered; the answer stored is kept", state_of(snapshot),
                        stored={"item": item_id, **stored})
     return Answer(201, state_of(snapshot))

@@ -98,18 +98,30 @@ def _controls(content: CampaignContent, segment: int, systems: list[int], gold: 
     return None
 
 
+def _replaceable(systems: list[int], shown: dict[int, int], wanted: int, rng: random.Random) -> list[int]:
+    """Which slots the controls take: first those of systems shown again elsewhere on the segment (`shown`
+    counts each system's screens there), so that no output loses its only place; then any."""
+    order = rng.sample(range(len(systems)), len(systems))
+    order.sort(key=lambda slot: shown.get(systems[slot], 1) < 2)
+    return order[:wanted]
+
+
 def plan_screen(content: CampaignContent, segment: int, systems: list[int], gold: str | None,
-                rng: random.Random) -> tuple[str, dict]:
-    """One screen's item type and payload; `gold` is the gold mode for a gold screen, None otherwise."""
+                rng: random.Random, shown: dict[int, int] | None = None) -> tuple[str, dict]:
+    """One screen's item type and payload; `gold` is the gold mode for a gold screen, None otherwise. `shown`
+    counts how many screens of the segment show each system (the controls' slots are taken from it)."""
     keys: set[str] = set()
     names = content.system_names
     candidates = [_candidate("system", s, keys, names) for s in systems]
     item_type = "system"
+    shown = shown if shown is not None else {}
     if gold is not None and len(candidates) >= (3 if gold == "best-worst" else 2):
         controls = _controls(content, segment, systems, gold, rng)
         if controls is not None:
             good, bad = controls
-            slots = rng.sample(range(len(candidates)), 2 if bad else 1)
+            slots = _replaceable(systems, shown, 2 if bad else 1, rng)
+            for slot in slots:
+                shown[systems[slot]] = shown.get(systems[slot], 1) - 1
             candidates[slots[0]] = _candidate("gold", None, keys, names, good)
             if bad:
                 candidates[slots[1]] = _candidate("bad", bad["system"], keys, names, bad["text"])
@@ -133,8 +145,12 @@ def plan_ranking_hits(content: CampaignContent, screen_size: int, screens_per_hi
     n_gold = round(gold_rate * len(screens)) if gold != "none" else 0
     # Gold screens spread evenly: every k-th screen of the shuffled order.
     gold_at = {math.floor(i * len(screens) / n_gold) for i in range(n_gold)} if n_gold else set()
-    planned = [plan_screen(content, segment, systems, gold if i in gold_at else None, rng) + (segment,)
-               for i, (segment, systems) in enumerate(screens)]
+    shown: dict[int, dict[int, int]] = {}
+    for segment, systems in screens:
+        for system in systems:
+            shown.setdefault(segment, {})[system] = shown.get(segment, {}).get(system, 0) + 1
+    planned = [plan_screen(content, segment, systems, gold if i in gold_at else None, rng, shown[segment])
+               + (segment,) for i, (segment, systems) in enumerate(screens)]
     hits = []
     for start in range(0, len(planned), screens_per_hit):
         chunk = planned[start:start + screens_per_hit]
