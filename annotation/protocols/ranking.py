@@ -43,11 +43,19 @@ def gold_correct(rank_gold: int, rank_bad: int | None, n: int) -> bool:
     return rank_gold <= half and rank_bad > n - half
 
 
+#: The constituent protocols show a highlighted phrase per output; they take no gold units.
+CONSTITUENT_OPTIONS = tuple(o for o in RANKING_OPTIONS if o.name not in ("gold", "gold_rate", "min_gold",
+                                                                         "min_gold_accuracy"))
+#: Constituent acceptance answers, stored as WMT08's CONSTITUENT_ACCEPT codes read as categories (1 yes, 2 no).
+ACCEPT_CODES = {"yes": 1, "no": 2}
+
+
 class Ranking(Protocol):
     family = "ranking"
     template = "annotation/screens/ranking.html"
     script = "annotation/ranking.js"
     own_options = RANKING_OPTIONS
+    constituent = False
 
     def __init__(self, name: str, label: str, statement: str):
         self.name = name
@@ -74,7 +82,7 @@ class Ranking(Protocol):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         hits = plan_ranking_hits(content, options["screen_size"], hit_size, options["gold"], options["gold_rate"],
-                                 rng)
+                                 rng, constituent=self.constituent)
         for items in hits:
             for item in items:
                 item.payload["show_reference"] = options["show_reference"]
@@ -89,6 +97,10 @@ class Ranking(Protocol):
                  .order_by("system_id").values_list("system_id", "text")]
         candidates = [{"key": c["key"], "text": c.get("text") or texts[c["system"]]} for c in stored["candidates"]]
         payload = {"id": item.id, "protocol": self.name, "source": segment.source, "candidates": candidates}
+        if self.constituent:
+            payload["source_span"] = stored["source_span"]
+            for shown, c in zip(candidates, stored["candidates"], strict=True):
+                shown["span"] = c["span"]
         if stored.get("show_reference"):
             payload["reference"] = segment.reference
         return payload
@@ -139,7 +151,60 @@ def _label(candidate: dict) -> str:
     return {"gold": "[gold]", "bad": f"[bad:{name}]"}.get(candidate.get("kind"), name)
 
 
+class ConstituentRanking(Ranking):
+    """Ranking of one highlighted phrase per output (WMT08's constituent ranking, Callison-Burch 2009 §4)."""
+
+    own_options = CONSTITUENT_OPTIONS
+    constituent = True
+
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        options["gold"] = "none"
+        return super().check_options(options, system_names, hit_size)
+
+
+class ConstituentAcceptance(ConstituentRanking):
+    """For each highlighted phrase: is it an acceptable translation of the highlighted source phrase?"""
+
+    family = "acceptance"
+    template = "annotation/screens/acceptance.html"
+    script = "annotation/acceptance.js"
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        accept = body.get("accept")
+        if not isinstance(accept, dict) or not accept:
+            raise JudgmentError("'accept' must be an object of candidate key to \"yes\" or \"no\"")
+        if len(accept) > MAX_SCREEN_SIZE:
+            raise JudgmentError(f"'accept' holds {len(accept)} entries; a screen has at most {MAX_SCREEN_SIZE}")
+        wrong = [key for key, value in accept.items() if value not in ACCEPT_CODES]
+        if wrong:
+            raise JudgmentError(f"the answer for {wrong[0][:20]!r} must be \"yes\" or \"no\"")
+        unknown = sorted(set(body) - {"item", "accept"})
+        if unknown:
+            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"accept\"}}")
+        return {"ranks": {key: ACCEPT_CODES[value] for key, value in accept.items()}}
+
+    def check_answer(self, item, fields: dict) -> None:
+        keys = [c["key"] for c in item.payload["candidates"]]
+        given = fields["ranks"]
+        missing = [k for k in keys if k not in given]
+        if missing:
+            raise JudgmentError(f"every candidate needs an answer; missing: {', '.join(missing)}")
+        extra = [k for k in given if k not in keys]
+        if extra:
+            raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
+
+
 register(Ranking(
     "ranking", "Relative ranking of N outputs (ties allowed)",
     "Rank the translations from best (1) to worst. Give equally good translations the same rank.",
+))
+register(ConstituentRanking(
+    "ranking-constituent", "Constituent ranking: rank the highlighted phrases (WMT08)",
+    "Rank the highlighted phrases from best (1) to worst as translations of the highlighted source phrase. Give "
+    "equally good ones the same rank.",
+))
+register(ConstituentAcceptance(
+    "constituent-acceptance", "Constituent acceptance: is each highlighted phrase acceptable? (WMT08)",
+    "Is each highlighted phrase an acceptable translation of the highlighted source phrase?",
 ))

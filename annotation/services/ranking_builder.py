@@ -130,9 +130,38 @@ def plan_screen(content: CampaignContent, segment: int, systems: list[int], gold
     return item_type, {"candidates": candidates, "gold_mode": gold if item_type == "gold" else None}
 
 
+def constituent_spans(content: CampaignContent, segment: int) -> dict:
+    """A segment's highlighted phrases (docs/api.md §2, `constituent`): the source span and each system's,
+    [start, end) in code points, checked against the texts; raises HitPlanError naming the segment."""
+    ref = content.segments[segment]
+    where = f"doc_id={ref.doc_id!r} seg_id={ref.seg_id}"
+    record = content.record(segment) if content.record else {}
+    spans = record.get("constituent")
+    if not isinstance(spans, dict) or not isinstance(spans.get("systems"), dict):
+        raise HitPlanError(f"{where}: constituent protocols need a `constituent` object with `source` and "
+                           "`systems` spans on every line")
+
+    def span(value, text: str, what: str) -> list[int]:
+        if (not isinstance(value, list) or len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, int)
+                                                                  for v in value)
+                or not 0 <= value[0] < value[1] <= len(text)):
+            raise HitPlanError(f"{where}: the {what} span must be [start, end] with 0 <= start < end <= "
+                               f"{len(text)} (code points)")
+        return [value[0], value[1]]
+
+    result = {"source": span(spans.get("source"), ref.source, "source"), "systems": {}}
+    for index, name in enumerate(content.system_names):
+        if name not in spans["systems"]:
+            raise HitPlanError(f"{where}: no constituent span for system {name!r}")
+        result["systems"][index] = span(spans["systems"][name], content.output_text(segment, index),
+                                        f"system {name!r}")
+    return result
+
+
 def plan_ranking_hits(content: CampaignContent, screen_size: int, screens_per_hit: int, gold: str,
-                      gold_rate: float, rng: random.Random) -> list[list[ItemPlan]]:
-    """Every HIT of a ranking campaign."""
+                      gold_rate: float, rng: random.Random, constituent: bool = False) -> list[list[ItemPlan]]:
+    """Every HIT of a ranking campaign; `constituent` adds each segment's highlighted phrases (WMT08's
+    constituent ranking and acceptance, Callison-Burch 2009 §4) to its screens."""
     n_systems = len(content.system_names)
     if n_systems < 2:
         raise HitPlanError("ranking needs at least two systems in the file")
@@ -151,6 +180,14 @@ def plan_ranking_hits(content: CampaignContent, screen_size: int, screens_per_hi
             shown.setdefault(segment, {})[system] = shown.get(segment, {}).get(system, 0) + 1
     planned = [plan_screen(content, segment, systems, gold if i in gold_at else None, rng, shown[segment])
                + (segment,) for i, (segment, systems) in enumerate(screens)]
+    if constituent:
+        spans = {}
+        for _item_type, payload, segment in planned:
+            if segment not in spans:
+                spans[segment] = constituent_spans(content, segment)
+            payload["source_span"] = spans[segment]["source"]
+            for candidate in payload["candidates"]:
+                candidate["span"] = spans[segment]["systems"][candidate["system"]]
     hits = []
     for start in range(0, len(planned), screens_per_hit):
         chunk = planned[start:start + screens_per_hit]
