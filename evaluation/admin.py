@@ -1,9 +1,11 @@
 """Admin: per campaign its stored results, read-only and rounded as the results pages print them, with a
 prominent link to the results page itself (`/results/<slug>/`), and a recompute action. A researcher sees the
 campaigns they own or that are shared with them (evaluation/permissions.py)."""
+from django import forms
 from django.contrib import admin, messages
-from django.http import Http404
-from django.urls import NoReverseMatch, reverse
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
@@ -13,6 +15,7 @@ from .charts import format_p
 from .families import family_of
 from .models import CampaignStatistics
 from .permissions import visible_campaigns
+from .services import reference_ranking as reference
 from .services.results_read import header_of
 from .tasks import compute_campaign_results
 
@@ -98,9 +101,48 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
         campaign = self.get_object(request, object_id)
         if campaign is None:
             raise Http404("No such campaign.")  # someone else's is not found either
-        extra_context = {**(extra_context or {}), "results_url": results_url(campaign),
+        reference_url = (reverse("admin:evaluation_campaignstatistics_reference_ranking", args=[campaign.pk])
+                         if "spearman" in family_of(campaign).endpoints else None)
+        extra_context = {**(extra_context or {}), "results_url": results_url(campaign), "reference_url": reference_url,
                          "title": f"Results: {campaign.name}", "subtitle": None}
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("<int:pk>/reference-ranking/", view(self.reference_ranking_view),
+                     name="evaluation_campaignstatistics_reference_ranking")] + super().get_urls()
+
+    def reference_ranking_view(self, request, pk: int):
+        """Set or remove the reference ranking the results correlate with (docs/methods.md §8.5)."""
+        campaign = self.get_object(request, str(pk))
+        if campaign is None:
+            raise Http404("No such campaign.")
+        options = campaign.options or {}
+        current = options.get("reference_ranking") or {}
+        form = ReferenceRankingForm(request.POST or None, initial={
+            "kind": options.get("reference_kind") or "score",
+            "values": "\n".join(f"{name}\t{value:g}" for name, value in current.items())})
+        if request.method == "POST" and form.is_valid():
+            if "remove" in request.POST:
+                reference.store(campaign, None, None)
+            else:
+                values, errors = reference.parse_lines(form.cleaned_data["values"])
+                errors += reference.problems(campaign, form.cleaned_data["kind"], values) if not errors else []
+                if errors:
+                    for error in errors:
+                        form.add_error("values", error)
+                    return self._reference_page(request, campaign, form)
+                reference.store(campaign, form.cleaned_data["kind"], values)
+            compute_campaign_results.apply_async((campaign.pk,))
+            messages.success(request, "Reference ranking saved; the statistics are being recomputed.")
+            return HttpResponseRedirect(reverse("admin:evaluation_campaignstatistics_change", args=[campaign.pk]))
+        return self._reference_page(request, campaign, form)
+
+    def _reference_page(self, request, campaign, form):
+        return TemplateResponse(request, "admin/evaluation/reference_ranking.html", {
+            **self.admin_site.each_context(request), "title": f"Reference ranking: {campaign.name}", "form": form,
+            "campaign": campaign, "opts": self.model._meta, "systems": list(campaign.systems.values_list(
+                "name", flat=True))})
 
     @admin.display(description="results page")
     def results_page(self, campaign):
@@ -148,3 +190,10 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
         for campaign in queryset:
             compute_campaign_results.apply_async((campaign.pk,))
         messages.success(request, f"Queued {queryset.count()} campaign(s) for recomputation.")
+
+
+class ReferenceRankingForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("score", "score: higher is better (e.g. a metric)"),
+                                      ("rank", "rank: 1 is best (e.g. experts' ranks)")])
+    values = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "cols": 60}), required=False, max_length=200_000,
+                             help_text="One system per line: its name, a tab or a space, then its score or rank.")

@@ -118,3 +118,20 @@ def test_bad_reference_rankings_are_refused(ranked_campaign, client, admin_user,
     url = f"/api/campaigns/{ranked_campaign.slug}/reference-ranking/"
     assert client.post(url, body, content_type="application/json").status_code == 400
     assert "reference_ranking" not in type(ranked_campaign).objects.get(pk=ranked_campaign.pk).options
+
+
+def test_reference_ranking_from_the_admin(ranked_campaign, client, admin_user):
+    client.force_login(admin_user)
+    change = client.get(f"/admin/evaluation/campaignstatistics/{ranked_campaign.pk}/change/")
+    assert "Reference ranking" in change.content.decode()
+    url = f"/admin/evaluation/campaignstatistics/{ranked_campaign.pk}/reference-ranking/"
+    assert client.get(url).status_code == 200
+    refused = client.post(url, {"kind": "score", "values": "sysA\t1\nnope\t2\nsysB 3"})
+    assert refused.status_code == 200 and "not a system of this campaign: nope" in refused.content.decode()
+    saved = client.post(url, {"kind": "score", "values": "sysA\t80\nsysB\t70\nsysC 60\nsysD 50"})
+    assert saved.status_code == 302
+    options = type(ranked_campaign).objects.get(pk=ranked_campaign.pk).options
+    assert options["reference_kind"] == "score" and options["reference_ranking"]["sysC"] == 60
+    assert [r["score_name"] for r in stored_rows(ranked_campaign, "spearman")]
+    assert client.post(url, {"kind": "score", "values": "", "remove": "1"}).status_code == 302
+    assert "reference_ranking" not in type(ranked_campaign).objects.get(pk=ranked_campaign.pk).options

@@ -20,6 +20,7 @@ from ..families import BadQuery, all_endpoints, family_of
 from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials, visible_campaigns
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..serializers import CampaignSerializer
+from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.csv_export import csv_response
 from ..services.export import as_csv, as_json, columns_for, judgment_rows
@@ -59,17 +60,15 @@ class ReferenceRanking(serializers.Serializer):
     """A reference ranking of the campaign's systems (experts' ranks, a metric's scores) for Spearman's rho
     (docs/methods.md §8.5): `kind` says whether higher is better ("score") or 1 is best ("rank")."""
 
-    kind = serializers.ChoiceField(choices=["score", "rank"])
-    values = serializers.DictField(child=serializers.FloatField(min_value=-1e12, max_value=1e12), allow_empty=False)
+    kind = serializers.ChoiceField(choices=reference.KINDS)
+    values = serializers.DictField(child=serializers.FloatField(min_value=-reference.LIMIT,
+                                                                max_value=reference.LIMIT), allow_empty=False)
 
-    def validate_values(self, values):
-        systems = set(self.context["campaign"].systems.values_list("name", flat=True))
-        unknown = sorted(set(values) - systems)
-        if unknown:
-            raise serializers.ValidationError(f"not a system of this campaign: {unknown[0][:200]}")
-        if len(values) < 3:
-            raise serializers.ValidationError("name at least three systems (Spearman's rho needs them)")
-        return values
+    def validate(self, attrs):
+        found = reference.problems(self.context["campaign"], attrs["kind"], attrs["values"])
+        if found:
+            raise serializers.ValidationError({"values": found})
+        return attrs
 
 
 #: Query parameters that name another campaign (calibration's `against`): one the user may not see is answered
@@ -140,18 +139,16 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
         """The reference ranking the results are correlated with (Spearman's rho): read, set or remove it. A change
         queues a recompute."""
         campaign = self.get_object()
-        options = dict(campaign.options or {})
+        options = campaign.options or {}
         if request.method == "GET":
             return Response({"kind": options.get("reference_kind"), "values": options.get("reference_ranking")})
         if request.method == "POST":
             given = ReferenceRanking(data=request.data, context={"campaign": campaign})
             given.is_valid(raise_exception=True)
-            options.update(reference_kind=given.validated_data["kind"],
-                           reference_ranking=given.validated_data["values"])
+            reference.store(campaign, given.validated_data["kind"], given.validated_data["values"])
         else:
-            options.pop("reference_kind", None)
-            options.pop("reference_ranking", None)
-        Campaign.objects.filter(pk=campaign.pk).update(options=options)
+            reference.store(campaign, None, None)
+        options = campaign.options
         queued = True
         try:
             compute_campaign_results.apply_async((campaign.pk,), retry=False)

@@ -78,4 +78,18 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "spearman": [{**r, "rho_text": fixed(r["rho"]), "p_text": charts.format_p(r["p_value"])}
                      for r in stored_rows(campaign, "spearman")],
         "reference_ranking": (campaign.options or {}).get("reference_ranking"),
+        "spearman_chart": spearman_chart(campaign, chosen),
     }
+
+
+def spearman_chart(campaign, score_name: str):
+    """The chosen score of each system against its value in the reference ranking (one mark per system)."""
+    options = campaign.options or {}
+    reference = options.get("reference_ranking")
+    if not reference:
+        return ""
+    kind = "rank (1 = best)" if options.get("reference_kind") == "rank" else "score"
+    points = [{"x": reference[r["system"]], "y": r["score"], "label": r["system"], "group": "reliable"}
+              for r in stored_rows(campaign, "systems", score_name) if r["system"] in reference]
+    return charts.scatter_chart(points, title=f"{score_name} against the reference ranking",
+                                x_label=f"reference {kind}", y_label=score_name, width=560, height=340)
