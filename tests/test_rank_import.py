@@ -253,3 +253,29 @@ def test_api_imports_a_wmt_rank_file(api):
                         format="multipart")
     assert response.status_code == 400
     assert response.json()["errors"] == [{"line": 2, "reason": "system1rank must be an integer, not 'x'"}]
+
+
+@pytest.mark.django_db
+def test_wmt13_file_scores_and_agreement_by_hand(settings):
+    """The WMT13 rows above, scored (docs/methods.md §8.2, §8.5). Outcomes: row 1 (twice) gives online-B > uedin,
+    _ref > uedin, uedin > cu-bojar, online-B = _ref, online-B > cu-bojar, _ref > cu-bojar; row 3 online-B > uedin;
+    row 6 cu-bojar > uedin; the one-output row gives none."""
+    from evaluation.analyses import compute_results
+    from evaluation.services.results_read import stored_rows
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    result = import_judgments(lines(WMT13_HEADER, WMT13_ROWS), fmt="wmt-rank", name="wmt13 hand")
+    compute_results(result.campaign)
+    rows = {r["system"]: r for r in stored_rows(result.campaign, "systems", "geq_others")}
+    assert {name: (r["wins"], r["ties"], r["losses"]) for name, r in rows.items()} == {
+        "online-B": (5, 2, 0), "_ref": (4, 2, 0), "uedin": (2, 0, 6), "cu-bojar": (1, 0, 6)}
+    assert rows["uedin"]["score"] == pytest.approx(2 / 8) and rows["cu-bojar"]["score"] == pytest.approx(1 / 7)
+    ew = {r["system"]: r["score"] for r in stored_rows(result.campaign, "systems", "expected_wins")}
+    assert ew == pytest.approx({"online-B": 2 / 3, "_ref": 2 / 3, "uedin": (2 / 3) / 3, "cu-bojar": (1 / 3) / 3})
+    compared = {r["system"]: r["score"] for r in stored_rows(result.campaign, "systems", "expected_wins_compared")}
+    assert compared["online-B"] == pytest.approx(1.0) and compared["uedin"] == pytest.approx((2 / 3) / 3)
+    agreement = {(a["pairing"], a["kind"]): a for a in stored_rows(result.campaign, "agreement")}
+    # Segment 1, judge1 only: the duplicate line agrees on its 6 pairs; row 6 disagrees with both on uedin/cu-bojar.
+    intra = agreement["wmt08", "intra"]
+    assert (intra["comparisons"], intra["agreements"]) == (8, 6)
+    assert agreement["wmt08", "inter"]["comparisons"] == 0

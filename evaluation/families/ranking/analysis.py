@@ -63,7 +63,8 @@ def ranked_table(score: np.ndarray, runs: np.ndarray | None, confidence: float) 
         return {"rank": rank, "rank_low": rank, "rank_high": rank, "cluster": np.full(n, -1), "low": np.full(n, np.nan),
                 "high": np.full(n, np.nan)}
     filled = np.where(np.isfinite(runs), runs, -np.inf)
-    ranges = ts.rank_ranges(filled, confidence)
+    with np.errstate(invalid="ignore"):  # a run where a system was never compared ranks it last (-inf)
+        ranges = ts.rank_ranges(filled, confidence)
     # The order is the score's on all the data (a run's mean of a ratio is not the ratio of the means).
     order = np.lexsort((np.arange(n), -np.nan_to_num(score, nan=-np.inf)))
     rank = np.empty(n, dtype=np.int64)
