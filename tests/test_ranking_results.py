@@ -135,3 +135,18 @@ def test_reference_ranking_from_the_admin(ranked_campaign, client, admin_user):
     assert [r["score_name"] for r in stored_rows(ranked_campaign, "spearman")]
     assert client.post(url, {"kind": "score", "values": "", "remove": "1"}).status_code == 302
     assert "reference_ranking" not in type(ranked_campaign).objects.get(pk=ranked_campaign.pk).options
+
+
+def test_untrusted_workers_are_blocked_on_the_fly(ranked_campaign, client):
+    """Paul & Sumita 2011 §4: a worker past `min_gold` gold screens with too few right gets no new HIT."""
+    from annotation.models import Assignment
+
+    refused = client.get(f"/c/{ranked_campaign.slug}/start/", {"worker_id": "random0"})
+    assert refused.status_code == 200 and "not a good match" in refused.content.decode()
+    done = Assignment.objects.filter(campaign=ranked_campaign, annotator__external_id="random0")
+    assert done.count() < 4  # stopped before the four rounds the simulation tried
+    assert all(code in refused.content.decode() for code in done.values_list("completion_code", flat=True))
+    fresh = client.get(f"/c/{ranked_campaign.slug}/start/", {"worker_id": "newcomer"})
+    assert "not a good match" not in fresh.content.decode()  # on probation: no gold screens yet
+    careful = client.get(f"/c/{ranked_campaign.slug}/start/", {"worker_id": "careful0"})
+    assert "not a good match" not in careful.content.decode()

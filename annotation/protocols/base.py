@@ -201,6 +201,11 @@ class Protocol:
         """Validate a submitted answer; returns the `Judgment` fields it sets. Raises JudgmentError."""
         raise NotImplementedError
 
+    def refusal(self, campaign, annotator) -> str | None:
+        """Why this worker gets no new HIT of the campaign (the protocol's own quality control), or None. Asked
+        when a worker without an unfinished HIT asks for one, never on the judging path."""
+        return None
+
     def check_answer(self, item, fields: dict) -> None:
         """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
         raises JudgmentError. Called for the current item only, after `parse_judgment`."""

@@ -88,6 +88,30 @@ class Ranking(Protocol):
                 item.payload["show_reference"] = options["show_reference"]
         return hits
 
+    def refusal(self, campaign, annotator) -> str | None:
+        """Paul & Sumita 2011 §4: a worker who has judged at least `min_gold` gold screens and ranked fewer than
+        `min_gold_accuracy` of them right is blocked on the fly (workers still on probation are not)."""
+        options = campaign.options or {}
+        if options.get("gold", "none") == "none":
+            return None
+        from ..models import Judgment
+
+        judged = Judgment.objects.filter(campaign=campaign, annotator=annotator, item__item_type="gold").values_list(
+            "ranks", "item__payload")
+        right = total = 0
+        for ranks, payload in judged:
+            kinds = {c["kind"]: c["key"] for c in payload.get("candidates", ())}
+            if "gold" not in kinds or not ranks:
+                continue
+            total += 1
+            bad = ranks.get(kinds["bad"]) if "bad" in kinds else None
+            right += gold_correct(ranks.get(kinds["gold"], 0), bad, len(ranks))
+        minimum = options.get("min_gold", DEFAULT_MIN_GOLD)
+        if total >= minimum and right / total < options.get("min_gold_accuracy", DEFAULT_MIN_GOLD_ACCURACY):
+            return "Thank you for your work. The control screens show that this task is not a good match for you, " \
+                   "so no more HITs of this campaign are given to you."
+        return None
+
     def item_payload(self, item) -> dict:
         from ..models import SystemOutput
 

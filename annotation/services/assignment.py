@@ -54,6 +54,15 @@ class HeldElsewhere(NoHitAvailable):
         super().__init__(f"held by another browser for up to {minutes} more minutes")
 
 
+class NotTrusted(NoHitAvailable):
+    """The protocol's quality control says this worker gets no new HIT (e.g. gold units mostly missed);
+    `reason` is shown to them."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
 class TooManyOpenHits(Exception):
     """The address already holds `limit` open HITs of the campaign."""
 
@@ -187,6 +196,9 @@ def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None, 
             current.entry = entry
             Assignment.objects.filter(pk=current.pk).update(entry=entry)
         return current
+    reason = campaign.protocol_spec.refusal(campaign, annotator)
+    if reason:
+        raise NotTrusted(reason)
     try:
         return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap)
     except NoHitAvailable:

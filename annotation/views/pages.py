@@ -92,6 +92,9 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                         "cleared your cookies or changed browser, it is freed once it has been left idle for "
                         f"{campaign.hit_timeout_minutes} minutes (about {exc.minutes} minutes from now), and you can "
                         "then take it up again from this link; your judgments so far are kept.", 409, again=True)
+    except assigning.NotTrusted as exc:
+        return _finished(request, "Thank you", f"{exc.reason} Your work so far is recorded; the completion codes of "
+                         "the HITs you finished are below.", assigning.finished(campaign, annotator), entry)
     except assigning.NoHitAvailable:
         done = assigning.finished(campaign, annotator)
         if done:
