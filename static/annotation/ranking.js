@@ -3,7 +3,10 @@
    Each translation's rank is a radio group (one Tab stop per row; ← → change the rank, like any
    radio group). Keys: ↑ ↓ move between rows, a digit ranks the focused row and moves on to the
    next one, Enter submits. Submit stays disabled until every translation has a rank, and a hint
-   says how many are left. The rank buttons stay left-to-right in right-to-left languages. */
+   says how many are left. The rank buttons stay left-to-right in right-to-left languages.
+   Constituent ranking (the item has `source_span` and each candidate a `span`): one phrase of the
+   source and of each translation is highlighted, a <mark> with "highlighted:" before it for screen
+   readers. Spans are [start, end) in Unicode code points, not the UTF-16 units JS strings count. */
 (function () {
   "use strict";
   var LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -40,6 +43,23 @@
     if (className) { el.className = className; }
     if (text !== undefined) { el.textContent = text; }
     return el;
+  }
+
+  /* The text into `el`, with the code points [span[0], span[1]) in a <mark> when the span fits the text
+     (a missing or unusable span shows the plain text). Text nodes only, never HTML. */
+  function fillText(el, text, span) {
+    el.textContent = "";
+    var chars = Array.from(text);  // one entry per code point: an emoji is one, not two
+    if (!Array.isArray(span) || span.length !== 2 || !(span[0] >= 0 && span[0] < span[1] &&
+                                                       span[1] <= chars.length)) {
+      el.textContent = text;
+      return;
+    }
+    el.appendChild(document.createTextNode(chars.slice(0, span[0]).join("")));
+    el.appendChild(element("span", "visually-hidden", "highlighted: "));
+    el.appendChild(element("mark", "hl", chars.slice(span[0], span[1]).join("")));
+    el.appendChild(element("span", "visually-hidden", " (end of highlight)"));
+    el.appendChild(document.createTextNode(chars.slice(span[1]).join("")));
   }
 
   function remaining() {
@@ -85,7 +105,8 @@
     var letter = LETTERS.charAt(index) || String(index + 1);
     var li = element("li", "rk-row");
     li.appendChild(element("span", "rk-letter", letter)).setAttribute("aria-hidden", "true");
-    var text = li.appendChild(element("p", "rk-text", candidate.text));
+    var text = li.appendChild(element("p", "rk-text"));
+    fillText(text, candidate.text, candidate.span);
     text.id = "rk-text-" + serial + "-" + index;
     text.dir = box.dataset.targetDir;
     text.lang = box.dataset.targetLang;
@@ -152,7 +173,7 @@
     show: function (item) {
       serial += 1;
       sending = false;
-      sourceEl.textContent = item.source === undefined ? "" : item.source;
+      fillText(sourceEl, item.source === undefined ? "" : item.source, item.source_span);
       sourceEl.parentNode.hidden = item.source === undefined;
       referenceBox.hidden = item.reference === undefined;
       referenceEl.textContent = item.reference === undefined ? "" : item.reference;
