@@ -50,6 +50,18 @@ CONSTITUENT_OPTIONS = tuple(o for o in RANKING_OPTIONS if o.name not in ("gold",
 ACCEPT_CODES = {"yes": 1, "no": 2}
 
 
+def answers_every_key(item, given: dict, what: str) -> list[str]:
+    """The item's candidate keys, after checking that `given` answers each of them and nothing else."""
+    keys = [c["key"] for c in item.payload["candidates"]]
+    missing = [k for k in keys if k not in given]
+    if missing:
+        raise JudgmentError(f"every candidate needs {what}; missing: {', '.join(missing)}")
+    extra = [k for k in given if k not in keys]
+    if extra:
+        raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
+    return keys
+
+
 class Ranking(Protocol):
     family = "ranking"
     template = "annotation/screens/ranking.html"
@@ -145,14 +157,8 @@ class Ranking(Protocol):
         return {"ranks": dict(ranks)}
 
     def check_answer(self, item, fields: dict) -> None:
-        keys = [c["key"] for c in item.payload["candidates"]]
+        keys = answers_every_key(item, fields["ranks"], "a rank")
         ranks = fields["ranks"]
-        missing = [k for k in keys if k not in ranks]
-        if missing:
-            raise JudgmentError(f"every candidate needs a rank; missing: {', '.join(missing)}")
-        extra = [k for k in ranks if k not in keys]
-        if extra:
-            raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
         n = len(keys)
         wrong = [k for k in keys if not 1 <= ranks[k] <= n]
         if wrong:
@@ -209,14 +215,7 @@ class ConstituentAcceptance(ConstituentRanking):
         return {"ranks": {key: ACCEPT_CODES[value] for key, value in accept.items()}}
 
     def check_answer(self, item, fields: dict) -> None:
-        keys = [c["key"] for c in item.payload["candidates"]]
-        given = fields["ranks"]
-        missing = [k for k in keys if k not in given]
-        if missing:
-            raise JudgmentError(f"every candidate needs an answer; missing: {', '.join(missing)}")
-        extra = [k for k in given if k not in keys]
-        if extra:
-            raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
+        answers_every_key(item, fields["ranks"], "an answer")
 
 
 register(Ranking(

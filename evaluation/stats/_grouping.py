@@ -24,6 +24,7 @@ __all__ = [
     "group_split",
     "factorize",
     "freeze",
+    "pairs_within_groups",
 ]
 
 
@@ -151,3 +152,20 @@ def freeze(obj) -> None:
     for value in vars(obj).values():
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
+
+
+def pairs_within_groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All index pairs ``(i, j)``, ``i < j``, of rows with equal ``key`` (``key`` sorted), by index arithmetic."""
+    n = key.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    is_start = np.r_[True, key[1:] != key[:-1]]
+    starts = np.flatnonzero(is_start)
+    ends = np.r_[starts[1:], n]
+    group = np.cumsum(is_start) - 1
+    n_later = ends[group] - np.arange(n) - 1
+    total = int(n_later.sum())
+    first = np.repeat(np.arange(n, dtype=np.int64), n_later)
+    block_start = np.repeat(np.cumsum(n_later) - n_later, n_later)
+    second = first + 1 + (np.arange(total, dtype=np.int64) - block_start)
+    return first, second

@@ -500,23 +500,6 @@ def majority_vote(item, choice, n_items: int, condition=None, n_conditions: int 
 # --------------------------------------------------------------------------- agreement
 
 
-def _pairs_within_groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All index pairs ``(i, j)``, ``i < j``, of rows with equal ``key`` (``key`` sorted)."""
-    n = key.size
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    is_start = np.r_[True, key[1:] != key[:-1]]
-    starts = np.flatnonzero(is_start)
-    ends = np.r_[starts[1:], n]
-    group = np.cumsum(is_start) - 1
-    n_later = ends[group] - np.arange(n) - 1
-    total = int(n_later.sum())
-    first = np.repeat(np.arange(n, dtype=np.int64), n_later)
-    block_start = np.repeat(np.cumsum(n_later) - n_later, n_later)
-    second = first + 1 + (np.arange(total, dtype=np.int64) - block_start)
-    return first, second
-
-
 def pairwise_agreement(item, rater, choice, n_raters: int | None = None, chance: str = "wmt") -> PairwiseAgreement:
     """Percent agreement and Cohen's kappa over all pairs of raters' judgments (docs/methods.md §6-§7).
 
@@ -561,7 +544,7 @@ def pairwise_agreement(item, rater, choice, n_raters: int | None = None, chance:
 
     order = np.lexsort((rater, item))  # by item, then rater: r[first] <= r[second]
     it, r, c = item[order], rater[order], choice[order]
-    first, second = _pairs_within_groups(it)
+    first, second = g.pairs_within_groups(it)
     distinct = r[first] != r[second]
     first, second = first[distinct], second[distinct]
     r1, r2, c1, c2 = r[first], r[second], c[first], c[second]

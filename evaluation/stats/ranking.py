@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats as sps
 
 from . import _grouping as g
+from ._grouping import pairs_within_groups
 
 #: Outcome codes, from the point of view of the first system of a pair.
 FIRST_BETTER, TIE, SECOND_BETTER = 1, 0, -1
@@ -37,23 +38,6 @@ class Outcomes:
     @property
     def size(self) -> int:
         return int(self.first.size)
-
-
-def pairs_within_groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All index pairs ``(i, j)``, ``i < j``, of rows with equal ``key`` (``key`` sorted)."""
-    n = key.size
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    is_start = np.r_[True, key[1:] != key[:-1]]
-    starts = np.flatnonzero(is_start)
-    ends = np.r_[starts[1:], n]
-    group = np.cumsum(is_start) - 1
-    n_later = ends[group] - np.arange(n) - 1
-    total = int(n_later.sum())
-    first = np.repeat(np.arange(n, dtype=np.int64), n_later)
-    block_start = np.repeat(np.cumsum(n_later) - n_later, n_later)
-    second = first + 1 + (np.arange(total, dtype=np.int64) - block_start)
-    return first, second
 
 
 def expand(ranking, system, rank, n_systems: int) -> Outcomes:
