@@ -37,6 +37,8 @@ def ranked_campaign(db, client, settings):
 def test_gold_filter_flags_the_random_rankers(ranked_campaign):
     gold = {row["worker"]: row for row in stored_rows(ranked_campaign, "gold")}
     assert {w for w, row in gold.items() if not row["trusted"]} == {"random0", "random1"}
+    assert {w for w, row in gold.items() if row["status"] == "failed"} == {"random0", "random1"}
+    assert {w for w, row in gold.items() if not row["counted"]} == {"random0", "random1"}
     assert all(gold[f"careful{i}"]["gold_accuracy"] >= 0.7 for i in range(6))
 
 
@@ -150,3 +152,29 @@ def test_untrusted_workers_are_blocked_on_the_fly(ranked_campaign, client):
     assert "not a good match" not in fresh.content.decode()  # on probation: no gold screens yet
     careful = client.get(f"/c/{ranked_campaign.slug}/start/", {"worker_id": "careful0"})
     assert "not a good match" not in careful.content.decode()
+
+
+def test_workers_on_probation_count_unless_the_strict_filter_is_chosen(db, client, settings):
+    """Too few gold screens to judge anyone: by default everyone counts (nobody failed); with Paul & Sumita's
+    strict reading (gold_filter untrusted) nobody does, and the page says why."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Campaign
+
+    campaign = import_campaign(campaign_lines(20, SYSTEMS[:4]), name="probation", protocol="ranking", seed=3,
+                               hit_size=10, options={"screen_size": 4, "gold": "best", "gold_rate": 0.1,
+                                                     "bootstrap_runs": 0}).campaign
+    rng = random.Random(3)
+    for worker in ("a", "b"):
+        complete_ranking_hit(client, campaign.slug, worker, QUALITY, True, rng)
+    compute_results(campaign)
+    gold = stored_rows(campaign, "gold")
+    assert {row["status"] for row in gold} == {"probation"} and all(row["counted"] for row in gold)
+    assert [r["system"] for r in stored_rows(campaign, "systems")] == ["sysA", "sysB", "sysC", "sysD"]
+    Campaign.objects.filter(pk=campaign.pk).update(options={**campaign.options, "gold_filter": "untrusted"})
+    campaign.refresh_from_db()
+    compute_results(campaign)
+    assert stored_rows(campaign, "systems") == []
+    client.force_login(get_user_model().objects.create_superuser("boss", "b@x.y", "pw"))
+    assert "None of the" in client.get(f"/results/{campaign.slug}/").content.decode()

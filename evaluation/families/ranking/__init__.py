@@ -57,7 +57,7 @@ class RankingFamily(Family):
 
     def admin_summary(self, summary):
         if "reliable_workers" in summary:
-            return f"{summary['reliable_workers']} / {summary['workers']} trusted"
+            return f"{summary['reliable_workers']} / {summary['workers']} counted"
         return "–"
 
 

@@ -24,7 +24,10 @@ DEFAULT_SCORE = "expected_wins"
 class RankingOptions:
     min_gold: int = 4
     min_gold_accuracy: float = 0.7
-    filter_untrusted: bool = True
+    #: Whose rankings the scores leave out when the campaign has gold units: "failed" (workers past min_gold
+    #: gold screens with too few right; the default), "untrusted" (also those not yet past min_gold, Paul &
+    #: Sumita 2011's strict reading) or "none".
+    gold_filter: str = "failed"
     include_reference: bool = True
     bootstrap_runs: int = 100
     confidence: float = 0.95
@@ -98,6 +101,8 @@ class RankingAnalysis:
     worker_seconds: np.ndarray
     worker_agreement: np.ndarray
     trusted: np.ndarray
+    failed: np.ndarray
+    counted_workers: np.ndarray
     agreement: list[rk.RankingAgreement]
     fleiss: object
     combined: dict[str, dict[str, np.ndarray]]
@@ -193,6 +198,8 @@ class Counted:
     gold: rk.GoldAccuracy
     has_gold: np.ndarray
     trusted: np.ndarray
+    failed: np.ndarray
+    counted_workers: np.ndarray
     keep: np.ndarray
     outcomes: rk.Outcomes
 
@@ -205,18 +212,22 @@ def counted_outcomes(slots: Slots, n_systems: int, options: RankingOptions) -> C
     has_gold, correct, _ = _gold_per_ranking(slots)
     gold = rk.gold_accuracy(worker[has_gold], correct[has_gold], n_workers, options.min_gold,
                             options.min_gold_accuracy)
-    trusted = gold.trusted if has_gold.any() else np.ones(n_workers, dtype=bool)
-    keep = trusted[worker] if options.filter_untrusted else np.ones(slots.n_rankings, dtype=bool)
+    any_gold = bool(has_gold.any())
+    trusted = gold.trusted if any_gold else np.ones(n_workers, dtype=bool)
+    failed = (gold.n_gold >= options.min_gold) & ~gold.trusted if any_gold else np.zeros(n_workers, dtype=bool)
+    counted_workers = {"failed": ~failed, "untrusted": trusted}.get(options.gold_filter, np.ones(n_workers, bool))
+    keep = counted_workers[worker]
     kinds = [SYSTEM, REFERENCE] if options.include_reference else [SYSTEM]
     counted = np.isin(slots.kind, kinds) & keep[slots.ranking]
     outcomes = rk.expand(slots.ranking[counted], slots.system[counted], slots.rank[counted], n_systems)
-    return Counted(workers, worker, gold, has_gold, trusted, keep, outcomes)
+    return Counted(workers, worker, gold, has_gold, trusted, failed, counted_workers, keep, outcomes)
 
 
 def analyse(slots: Slots, n_systems: int, options: RankingOptions) -> RankingAnalysis:
     c = counted_outcomes(slots, n_systems, options)
     workers, worker, gold, has_gold, trusted, keep, outcomes = (c.workers, c.worker, c.gold, c.has_gold, c.trusted,
                                                                c.keep, c.outcomes)
+    failed, counted_workers = c.failed, c.counted_workers
     n_workers = workers.size
     any_gold = bool(has_gold.any())
     scores = rk.ranking_scores(outcomes, n_systems)
@@ -258,6 +269,7 @@ def analyse(slots: Slots, n_systems: int, options: RankingOptions) -> RankingAna
         n_systems=n_systems, workers=workers, rankings=slots.n_rankings, rankings_used=int(keep.sum()),
         outcomes=outcomes, scores=scores, tables=tables, score_values=values, trueskill=single, gold=gold,
         gold_screens=int(has_gold.sum()), worker_rankings=per_worker, worker_seconds=seconds,
-        worker_agreement=judge_agreement, trusted=trusted, agreement=agreement, fleiss=fleiss, combined=combined,
+        worker_agreement=judge_agreement, trusted=trusted, failed=failed, counted_workers=counted_workers,
+        agreement=agreement, fleiss=fleiss, combined=combined,
         head_to_head=scores.win_rate(),
     )

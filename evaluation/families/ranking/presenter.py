@@ -59,7 +59,7 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
             counts[i][j] = (row["wins"], row["losses"], row["ties"])
     gold = stored_rows(campaign, "gold")
     points = [{"x": g["mean_seconds"], "y": g["gold_accuracy"], "label": g["worker"],
-               "group": "reliable" if g["trusted"] else "unreliable"} for g in gold]
+               "group": "unreliable" if g.get("status") == "failed" else "reliable"} for g in gold]
     combined = stored_rows(campaign, "combined")
     return {
         "summary": summary, "scores": scores, "chosen_score": chosen,

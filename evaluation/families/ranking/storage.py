@@ -30,7 +30,7 @@ def options_of(campaign: Campaign) -> RankingOptions:
     settings = o.get("trueskill") or {}
     return RankingOptions(
         min_gold=int(o.get("min_gold", 4)), min_gold_accuracy=float(o.get("min_gold_accuracy", 0.7)),
-        filter_untrusted=bool(o.get("filter_untrusted", True)),
+        gold_filter=str(o.get("gold_filter", "failed")),
         include_reference=bool(o.get("include_reference", True)),
         bootstrap_runs=min(int(o.get("bootstrap_runs", 100)), MAX_BOOTSTRAP_RUNS),
         seed=int(campaign.seed or 0),
@@ -90,11 +90,14 @@ def compute_ranking(campaign: Campaign) -> CampaignResults | None:
     workers = [WorkerResult(
         campaign=campaign, annotator_id=int(aid), worker=labels.get(int(aid), ""), hits=hits.get(int(aid), 0),
         judgments=int(result.worker_rankings[w]), pairs=int(result.gold.n_gold[w]), test="gold", p_value=None,
-        reliable=bool(result.trusted[w]), mean_seconds=finite(result.worker_seconds[w]))
+        reliable=bool(result.counted_workers[w]), mean_seconds=finite(result.worker_seconds[w]))
         for w, aid in enumerate(result.workers)]
     gold_rows = [{"worker": labels.get(int(aid), ""), "gold": int(result.gold.n_gold[w]),
                   "gold_correct": int(result.gold.n_correct[w]), "gold_accuracy": finite(result.gold.accuracy[w]),
-                  "trusted": bool(result.trusted[w]), "agreement_with_others": finite(result.worker_agreement[w]),
+                  "trusted": bool(result.trusted[w]),
+                  "status": "trusted" if result.trusted[w] else ("failed" if result.failed[w] else "probation"),
+                  "counted": bool(result.counted_workers[w]),
+                  "agreement_with_others": finite(result.worker_agreement[w]),
                   "mean_seconds": finite(result.worker_seconds[w]), "rankings": int(result.worker_rankings[w])}
                  for w, aid in enumerate(result.workers)]
     tables: dict = {("systems", name): systems_rows(names, result, name, reference) for name in SCORE_NAMES}
@@ -115,7 +118,8 @@ def compute_ranking(campaign: Campaign) -> CampaignResults | None:
     summary = {
         "systems": len(names), "rankings": result.rankings, "rankings_used": result.rankings_used,
         "outcomes": result.outcomes.size, "gold_screens": result.gold_screens, "workers": int(result.workers.size),
-        "reliable_workers": int(result.trusted.sum()), "min_gold": options.min_gold,
+        "reliable_workers": int(result.counted_workers.sum()), "trusted_workers": int(result.trusted.sum()),
+        "failed_workers": int(result.failed.sum()), "gold_filter": options.gold_filter, "min_gold": options.min_gold,
         "min_gold_accuracy": options.min_gold_accuracy, "bootstrap_runs": options.bootstrap_runs,
         "confidence": options.confidence, "trueskill": {"beta": result.trueskill.beta, "runs": 0,
                                                          "status": "single pass"},
