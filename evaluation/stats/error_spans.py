@@ -1,0 +1,288 @@
+"""Error-span statistics: MQM and ESA scores, paired significance across domains, span agreement
+(docs/methods.md §11; Freitag et al. 2021, Kocmi et al. 2024, WMT24-25).
+
+Plain numpy/scipy over arrays, one row per error (MQM) or per judged segment (ESA); groups are
+integer codes as everywhere in the core. The only loops are over system pairs and domains, where
+a scipy test runs per group.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from . import _grouping as g
+
+SEVERITIES = ("minor", "major", "critical")
+
+
+# --------------------------------------------------------------------------- MQM weights
+
+
+@dataclass(frozen=True)
+class MqmWeights:
+    """How an MQM error weighs (Freitag et al. 2021 Table 2, Google's releases). `severity` gives the base weight;
+    `categories` overrides it for a category (matched on the whole name or its top level, "Fluency/Punctuation"
+    before "Fluency") and severity; `source_side` is the factor for errors marked in the source."""
+
+    name: str
+    severity: dict = field(default_factory=lambda: {"minor": 1.0, "major": 5.0, "critical": 10.0})
+    categories: dict = field(default_factory=dict)
+    source_side: float = 1.0
+
+    def weight(self, category: str, severity: str, source_side: bool = False) -> float:
+        key = category.strip().lower()
+        top = key.split("/")[0]
+        sev = severity.strip().lower()
+        if key in ("no-error", "no error"):
+            return 0.0
+        found = self.categories.get((key, sev), self.categories.get((key, "*"),
+                                    self.categories.get((top, sev), self.categories.get((top, "*")))))
+        base = self.severity.get(sev, 0.0) if found is None else found
+        return base * (self.source_side if source_side else 1.0)
+
+
+#: Google's weights: major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25 (whatever its severity).
+GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0})
+#: The same, with errors marked in the source weighing 0 (as some releases score source-side and
+#: 'creative reinterpretation' labels).
+GOOGLE_SOURCE_ZERO = MqmWeights("google-source-zero", categories={
+    ("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0,
+    ("creative reinterpretation", "*"): 0.0, ("source issue", "*"): 0.0}, source_side=0.0)
+MQM_PRESETS = {w.name: w for w in (GOOGLE, GOOGLE_SOURCE_ZERO)}
+
+
+def error_weights(category_names, severity_names, category, severity, source_side, weights: MqmWeights = GOOGLE
+                  ) -> np.ndarray:
+    """Each error's weight: the weight of each distinct (category, severity, side) is computed once by name,
+    then looked up by code (no loop over errors)."""
+    category = np.asarray(category, dtype=np.int64)
+    severity = np.asarray(severity, dtype=np.int64)
+    side = np.asarray(source_side, dtype=bool).astype(np.int64)
+    n_c, n_s = len(category_names), len(severity_names)
+    table = np.array([[[weights.weight(c, s, bool(k)) for k in (0, 1)] for s in severity_names]
+                      for c in category_names]).reshape(n_c, n_s, 2) if n_c and n_s else np.zeros((0, 0, 2))
+    return table[category, severity, side] if category.size else np.zeros(0)
+
+
+def mqm_segment_scores(rated_item, rated_rater, error_item, error_rater, error_weight, n_items: int) -> np.ndarray:
+    """MQM segment scores: −(sum of one rater's error weights), averaged over the raters of the segment.
+
+    `rated_*` lists every (item, rater) that rated the item, with or without errors (a `No-error` row marks a
+    rating with nothing wrong); `error_*` one row per error. No cap: a rating can collect any number of errors.
+    NaN for items nobody rated."""
+    rated_item = g.as_codes(rated_item, n_items, "rated_item")
+    rated_rater = np.asarray(rated_rater, dtype=np.int64)
+    error_item = g.as_codes(error_item, n_items, "error_item")
+    error_rater = np.asarray(error_rater, dtype=np.int64)
+    n_raters = int(max(rated_rater.max(initial=-1), error_rater.max(initial=-1))) + 1
+    ratings = np.unique(rated_item * max(n_raters, 1) + rated_rater)
+    error_key = error_item * max(n_raters, 1) + error_rater
+    position = np.searchsorted(ratings, error_key)
+    found = (position < ratings.size) & (ratings[np.minimum(position, max(ratings.size - 1, 0))] == error_key) \
+        if ratings.size else np.zeros(error_key.size, dtype=bool)
+    if not found.all():
+        raise ValueError("every error must belong to a rating listed in rated_item/rated_rater")
+    penalty = np.bincount(position, weights=np.asarray(error_weight, dtype=np.float64), minlength=ratings.size)
+    rating_item = ratings // max(n_raters, 1)
+    n = np.bincount(rating_item, minlength=n_items)
+    total = np.bincount(rating_item, weights=-penalty, minlength=n_items)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def item_means(item, score, n_items: int) -> np.ndarray:
+    """The mean score of each item over its judgments (several judges of one item are averaged); NaN if none."""
+    item = g.as_codes(item, n_items, "item")
+    return g.group_mean(item, g.as_scores(score, "score"), n_items)
+
+
+def system_means(item_system, item_score, n_systems: int, item_domain=None, n_domains: int = 1,
+                 macro: bool = False) -> np.ndarray:
+    """System scores over their rated items: the plain mean (WMT25), or with `macro` the mean of the per-domain
+    means (WMT24). Items with a NaN score are left out."""
+    item_system = np.asarray(item_system, dtype=np.int64)
+    item_score = np.asarray(item_score, dtype=np.float64)
+    rated = np.isfinite(item_score)
+    if not macro:
+        return g.group_mean(item_system[rated], item_score[rated], n_systems)
+    domain = np.zeros(item_system.size, dtype=np.int64) if item_domain is None else np.asarray(item_domain)
+    cell = item_system[rated] * n_domains + domain[rated]
+    means = g.group_mean(cell, item_score[rated], n_systems * n_domains).reshape(n_systems, n_domains)
+    with np.errstate(invalid="ignore"):
+        return np.nanmean(np.where(np.isfinite(means), means, np.nan), axis=1) if n_domains else means[:, 0]
+
+
+# --------------------------------------------------------------------------- significance
+
+
+@dataclass(frozen=True)
+class PairedSignificance:
+    """p[i, j]: one-sided p that system i is better than system j (NaN on the diagonal and where no items are
+    shared); `n[i, j]` the shared items; `per_domain[d, i, j]` the per-domain two-sided p (WMT24 only)."""
+
+    p: np.ndarray
+    n: np.ndarray
+    method: str
+    per_domain: np.ndarray | None = None
+
+
+def wilcoxon_p(d: np.ndarray, alternative: str) -> float:
+    """scipy 1.17's `wilcoxon(d, zero_method="wilcox", correction=False, alternative=..., method="auto")`, the
+    call WMT's scripts make; NaN when every difference is zero or there are none."""
+    d = np.asarray(d, dtype=np.float64)
+    if d.size == 0 or not np.any(d):
+        return math.nan
+    return float(sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative).pvalue)
+
+
+def _shared(item_system, item_key, score, n_systems: int):
+    """A (keys × systems) matrix of scores, NaN where a system has no score for that key."""
+    keys, key_code = np.unique(np.asarray(item_key), return_inverse=True)
+    matrix = np.full((keys.size, n_systems), np.nan)
+    matrix[key_code, np.asarray(item_system, dtype=np.int64)] = score
+    return matrix
+
+
+def paired_significance(item_system, item_key, item_score, n_systems: int, item_domain=None,
+                        method: str = "wmt25") -> PairedSignificance:
+    """p[i, j] that i scores higher than j on the items both were judged on (`item_key` says which items are the
+    same source segment; one score per (key, system), e.g. the judges' mean).
+
+    * ``"wmt25"``: one-sided paired Wilcoxon signed-rank on the shared items (scipy, see `wilcoxon_p`).
+    * ``"wmt24"``: per domain the paired Wilcoxon on that domain's shared items, one-sided for the combination
+      (and reported two-sided in `per_domain`), the domains combined with Stouffer's method
+      (`scipy.stats.combine_pvalues(method="stouffer")`, unweighted); a domain where the pair shares no
+      non-tied item is left out.
+    """
+    if method not in ("wmt24", "wmt25"):
+        raise ValueError("method must be 'wmt24' or 'wmt25'")
+    item_system = np.asarray(item_system, dtype=np.int64)
+    score = np.asarray(item_score, dtype=np.float64)
+    domain = np.zeros(item_system.size, dtype=np.int64) if item_domain is None else np.asarray(item_domain)
+    n_domains = int(domain.max(initial=0)) + 1 if method == "wmt24" else 1
+    if method == "wmt25":
+        domain = np.zeros_like(domain)
+    p = np.full((n_systems, n_systems), np.nan)
+    n = np.zeros((n_systems, n_systems), dtype=np.int64)
+    per_domain = np.full((n_domains, n_systems, n_systems), np.nan)
+    one_sided = np.full((n_domains, n_systems, n_systems), np.nan)
+    for d in range(n_domains):
+        here = domain == d
+        matrix = _shared(item_system[here], np.asarray(item_key)[here], score[here], n_systems)
+        for i in range(n_systems):
+            for j in range(i + 1, n_systems):
+                both = np.isfinite(matrix[:, i]) & np.isfinite(matrix[:, j])
+                diff = matrix[both, i] - matrix[both, j]
+                n[i, j] += both.sum()
+                n[j, i] += both.sum()
+                one_sided[d, i, j] = wilcoxon_p(diff, "greater")
+                one_sided[d, j, i] = wilcoxon_p(-diff, "greater")
+                if method == "wmt24":
+                    per_domain[d, i, j] = per_domain[d, j, i] = wilcoxon_p(diff, "two-sided")
+    if method == "wmt25":
+        p = one_sided[0]
+    else:
+        for i in range(n_systems):
+            for j in range(n_systems):
+                ps = one_sided[:, i, j]
+                ps = ps[np.isfinite(ps)]
+                if i != j and ps.size:
+                    p[i, j] = ps[0] if ps.size == 1 else float(sps.combine_pvalues(ps, method="stouffer").pvalue)
+    np.fill_diagonal(p, np.nan)
+    return PairedSignificance(p=p, n=n, method=method, per_domain=per_domain if method == "wmt24" else None)
+
+
+def approximate_randomization(a, b, trials: int = 10_000, seed: int = 0) -> float:
+    """Paired approximate randomization (Koehn 2004; Riezler & Maxwell 2005): two-sided p that the mean of
+    a − b differs from 0, swapping each pair's two scores at random. Exact when 2^n ≤ `trials` (every swap
+    pattern enumerated, p = share with |mean| ≥ observed); otherwise `trials` random patterns and
+    p = (count + 1) / (trials + 1). Seeded, so a p-value is reproducible."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    n = d.size
+    if n == 0:
+        return math.nan
+    observed = abs(d.mean())
+    tolerance = 1e-12 * max(1.0, observed)
+    if n < 63 and 2**n <= trials:
+        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
+        means = np.abs(patterns @ d) / n
+        return float(np.mean(means >= observed - tolerance))
+    rng = np.random.default_rng(seed)
+    count, left, block = 0, trials, max(1, min(trials, 2_000_000 // max(n, 1)))
+    while left:
+        size = min(block, left)
+        signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
+        count += int(np.sum(np.abs(signs @ d) / n >= observed - tolerance))
+        left -= size
+    return (count + 1) / (trials + 1)
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+@dataclass(frozen=True)
+class SpanAgreement:
+    """Character-level F1 of two judges' marked spans on the same segment, micro-averaged over every pair of
+    judges of every segment: 2·|A ∩ B| / (|A| + |B|) in characters (with severity: a character agrees only if
+    both marked it with the same severity). A zero-length span (an omission at the end) counts as one
+    character just past the text."""
+
+    f1: float
+    f1_severity: float
+    pairs: int
+
+
+def span_f1(segment, judge, start, end, severity) -> SpanAgreement:
+    """Span agreement over all pairs of judges who judged the same segment (each judge listed once per segment
+    they judged, with or without spans: pass spans of length -1 .. i.e. start = end = -1 for "judged, no
+    span")."""
+    segment, judge = np.asarray(segment, dtype=np.int64), np.asarray(judge, dtype=np.int64)
+    start, end = np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64)
+    severity = np.asarray(severity, dtype=np.int64)
+    real = start >= 0
+    length = np.where(real, np.maximum(end - start, 1), 0)
+    span = np.repeat(np.arange(start.size), length)
+    offset = np.arange(span.size) - np.repeat(np.cumsum(length) - length, length)
+    char = start[span] + offset
+    n_judges = int(judge.max(initial=0)) + 1
+    # Per (segment, judge): the set of marked characters, with and without severity.
+    plain = np.unique(np.stack([segment[span], judge[span], char]), axis=1)
+    with_sev = np.unique(np.stack([segment[span], judge[span], char, severity[span]]), axis=1)
+    judged = np.unique(np.stack([segment, judge]), axis=1)
+    pairs_i, pairs_j = g.pairs_within_groups(judged[0])
+    n_pairs = int(pairs_i.size)
+    if n_pairs == 0:
+        return SpanAgreement(math.nan, math.nan, 0)
+
+    def micro_f1(marks: np.ndarray) -> float:
+        key_of = marks[0] * n_judges + marks[1]
+        size = np.bincount(np.searchsorted(judged[0] * n_judges + judged[1], key_of), minlength=judged.shape[1])
+        total = size[pairs_i].sum() + size[pairs_j].sum()
+        # Characters both judges of a pair marked: join on (segment, char[, severity]) and count judge pairs.
+        rest = marks[2:]
+        unit = np.ravel_multi_index(tuple(np.vstack([marks[0], rest])), tuple(int(x.max()) + 1 for x in
+                                                                                 np.vstack([marks[0], rest])))
+        order = np.lexsort((marks[1], unit))
+        u = unit[order]
+        first, second = g.pairs_within_groups(u)
+        shared = first.size
+        return 2.0 * shared / total if total else math.nan
+
+    return SpanAgreement(f1=micro_f1(plain), f1_severity=micro_f1(with_sev), pairs=n_pairs)
+
+
+def krippendorff_interval(unit, rater, score) -> float:
+    """Krippendorff's alpha, interval metric, on the scores (the `krippendorff` package; raters × units with
+    NaN where a rater did not score a unit)."""
+    import krippendorff
+
+    unit = np.unique(np.asarray(unit), return_inverse=True)[1]
+    rater = np.unique(np.asarray(rater), return_inverse=True)[1]
+    data = np.full((int(rater.max(initial=-1)) + 1, int(unit.max(initial=-1)) + 1), np.nan)
+    data[rater, unit] = np.asarray(score, dtype=np.float64)
+    if data.size == 0 or np.sum(np.isfinite(data).sum(axis=0) >= 2) == 0:
+        return math.nan
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
