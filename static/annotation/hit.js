@@ -133,7 +133,46 @@
     }).then(function () { busy = false; });
   }
 
+  /* Helpers the screens share: an English language name for a code, an element with a class and text,
+     and a text with a highlighted span (see fillText). */
+  function languageName(code) {
+    if (!code) { return ""; }
+    try {
+      var name = new Intl.DisplayNames(["en"], {type: "language"}).of(code);
+      return name || code;
+    } catch (error) {
+      return code;
+    }
+  }
+
+  function element(tag, className, text) {
+    var el = document.createElement(tag);
+    if (className) { el.className = className; }
+    if (text !== undefined) { el.textContent = text; }
+    return el;
+  }
+
+  /* The text into `el`, with the code points [span[0], span[1]) in a <mark> when the span fits the text
+     (a missing or unusable span shows the plain text). Text nodes only, never HTML. */
+  function fillText(el, text, span) {
+    el.textContent = "";
+    var chars = Array.from(text);  // one entry per code point: an emoji is one, not two
+    if (!Array.isArray(span) || span.length !== 2 || !(span[0] >= 0 && span[0] < span[1] &&
+                                                       span[1] <= chars.length)) {
+      el.textContent = text;
+      return;
+    }
+    el.appendChild(document.createTextNode(chars.slice(0, span[0]).join("")));
+    el.appendChild(element("span", "visually-hidden", "highlighted: "));
+    el.appendChild(element("mark", "hl", chars.slice(span[0], span[1]).join("")));
+    el.appendChild(element("span", "visually-hidden", " (end of highlight)"));
+    el.appendChild(document.createTextNode(chars.slice(span[1]).join("")));
+  }
+
   window.HitScreens = {
+    languageName: languageName,
+    element: element,
+    fillText: fillText,
     register: function (family, screen) { screens[family] = screen; },
     submit: submit,
     isBusy: function () { return busy; },
