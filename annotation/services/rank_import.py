@@ -21,6 +21,7 @@ kind "reference".
 """
 from __future__ import annotations
 
+import abc
 import csv
 import re
 from collections.abc import Iterable
@@ -153,7 +154,7 @@ def _csv_fields(text: str) -> list[str]:
         raise ValueError(f"not a CSV line: {exc}") from None
 
 
-class _Layout:
+class _Layout(abc.ABC):
     name = ""
     header = True
     pair_name = "language pair"
@@ -162,8 +163,9 @@ class _Layout:
     def __init__(self, separator: str):
         self.split = _splitter(separator)
 
+    @abc.abstractmethod
     def read(self, fields: list[str], row_type: str) -> JudgmentRow | None:
-        raise NotImplementedError
+        """The ranking a line holds, or None for a line of another row type."""
 
 
 class _Wmt10(_Layout):

@@ -110,6 +110,26 @@ def ranking_chart(rows: Sequence[dict], *, title: str,
 
 # Significance heatmap ---------------------------------------------------------------------------
 
+def _grid_frame(systems: Sequence[str], width: int, cell_range: tuple[float, float], caption: str):
+    """The frame of a system × system grid: the caption, the column numbers and the row labels ("1. name").
+    Returns (left, top, cell, grid width, chart width, parts)."""
+    n = len(systems)
+    label_chars = min(max(len(str(s)) for s in systems) + 4, 24)
+    left = 10 + label_chars * CHAR
+    cell = max(cell_range[0], min(cell_range[1], (width - left - 10) / n))
+    top, grid_w = 44, cell * n
+    width = max(width, left + grid_w + 10)
+    parts = [_text(left + grid_w / 2, 14, caption, "middle", MUTED)]
+    for j in range(n):
+        parts.append(format_html('<text x="{}" y="{}" text-anchor="middle" fill="{}">{}<title>{}</title></text>',
+                                 _c(left + j * cell + cell / 2), _c(top - 8), MUTED, j + 1, systems[j]))
+    for i, name in enumerate(systems):
+        parts.append(format_html('<text x="{}" y="{}" text-anchor="end" fill="{}">{}<title>{}</title></text>',
+                                 _c(left - 6), _c(top + i * cell + cell / 2 + 4), INK,
+                                 truncate(f"{i + 1}. {name}", label_chars), name))
+    return left, top, cell, grid_w, width, parts
+
+
 def p_bin(p) -> tuple[str, str, str]:
     """(fill, text colour, legend label) of a p-value's bin."""
     for bound, fill, ink, label in P_BINS:
@@ -126,22 +146,11 @@ def heatmap(systems: Sequence[str], p_values: Sequence[Sequence], *, title: str,
     n = len(systems)
     if n == 0:
         return _empty(width, 90, title, "No systems")
-    label_chars = min(max(len(str(s)) for s in systems) + 4, 24)
-    left = 10 + label_chars * CHAR
-    cell = max(16.0, min(40.0, (width - left - 10) / n))
-    top = 44
-    grid_w = cell * n
-    width = max(width, left + grid_w + 10)
+    left, top, cell, grid_w, width, parts = _grid_frame(systems, width, (16.0, 40.0),
+                                                       "… is better than system (by rank)")
     height = top + grid_w + 48
-    parts = [_text(left + grid_w / 2, 14, "… is better than system (by rank)", "middle", MUTED)]
-    for j in range(n):
-        parts.append(format_html('<text x="{}" y="{}" text-anchor="middle" fill="{}">{}<title>{}</title></text>',
-                                 _c(left + j * cell + cell / 2), _c(top - 8), MUTED, j + 1, systems[j]))
     for i, name in enumerate(systems):
         cy = top + i * cell
-        parts.append(format_html('<text x="{}" y="{}" text-anchor="end" fill="{}">{}<title>{}</title></text>',
-                                 _c(left - 6), _c(cy + cell / 2 + 4), INK, truncate(f"{i + 1}. {name}", label_chars),
-                                 name))
         for j, other in enumerate(systems):
             p = p_values[i][j] if i < len(p_values) and j < len(p_values[i]) else None
             if i == j:
@@ -244,21 +253,11 @@ def win_rate_heatmap(systems: Sequence[str], rates: Sequence[Sequence], counts: 
     n = len(systems)
     if n == 0:
         return _empty(width, 90, title, "No systems")
-    label_chars = min(max(len(str(s)) for s in systems) + 4, 24)
-    left = 10 + label_chars * CHAR
-    cell = max(18.0, min(44.0, (width - left - 10) / n))
-    top, grid_w = 44, cell * n
-    width = max(width, left + grid_w + 10)
+    left, top, cell, grid_w, width, parts = _grid_frame(systems, width, (18.0, 44.0),
+                                                       "… wins against system (by rank), ties left out")
     height = top + grid_w + 20
-    parts = [_text(left + grid_w / 2, 14, "… wins against system (by rank), ties left out", "middle", MUTED)]
-    for j in range(n):
-        parts.append(format_html('<text x="{}" y="{}" text-anchor="middle" fill="{}">{}<title>{}</title></text>',
-                                 _c(left + j * cell + cell / 2), _c(top - 8), MUTED, j + 1, systems[j]))
     for i, name in enumerate(systems):
         cy = top + i * cell
-        parts.append(format_html('<text x="{}" y="{}" text-anchor="end" fill="{}">{}<title>{}</title></text>',
-                                 _c(left - 6), _c(cy + cell / 2 + 4), INK, truncate(f"{i + 1}. {name}", label_chars),
-                                 name))
         for j, other in enumerate(systems):
             rate = rates[i][j]
             if i == j or not _finite(rate):

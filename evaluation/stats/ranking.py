@@ -58,6 +58,14 @@ def expand(ranking, system, rank, n_systems: int) -> Outcomes:
     return Outcomes(ranking=r[i], first=s[i], second=s[j], result=result)
 
 
+def canonical(outcomes: Outcomes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outcomes as (lower system code, higher system code, result from the lower's point of view), so that
+    the two orders in which a pair can be shown count as the same pair."""
+    a, b, result = outcomes.first, outcomes.second, outcomes.result.astype(np.int64)
+    swap = a > b
+    return np.where(swap, b, a), np.where(swap, a, b), np.where(swap, -result, result)
+
+
 @dataclass(frozen=True)
 class RankingScores:
     """Per system (docs/methods.md §8, "System scores"). ``wins[i, j]``: outcomes where i was ranked
@@ -232,11 +240,10 @@ def ranking_agreement(outcomes: Outcomes, item, judge, pairing: str = "wmt08") -
         raise ValueError(f"pairing must be one of {AGREEMENT_PAIRINGS}")
     item = np.asarray(item, dtype=np.int64)[outcomes.ranking]
     judge = np.asarray(judge, dtype=np.int64)[outcomes.ranking]
-    a, b, label = outcomes.first, outcomes.second, outcomes.result.astype(np.int64)
     if pairing == "wmt08":
-        swap = a > b
-        a, b = np.where(swap, b, a), np.where(swap, a, b)
-        label = np.where(swap, -label, label)
+        a, b, label = canonical(outcomes)
+    else:
+        a, b, label = outcomes.first, outcomes.second, outcomes.result.astype(np.int64)
     n_sys = int(max(a.max(initial=0), b.max(initial=0))) + 1
     pair = a * n_sys + b
     order = np.lexsort((judge, pair, item))

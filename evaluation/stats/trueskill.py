@@ -210,6 +210,18 @@ def run_ranks(mu_runs: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def clusters_from_ranges(order: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Cluster numbers (1 = top) per system, with systems in `order` (best first) and their rank ranges [low,
+    high]: a cluster ends after a system whose worst rank is better than the best rank of every system below
+    it (the wmt-trueskill `cluster.py` rule, WMT14)."""
+    low_in_order, high_in_order = np.asarray(low)[order], np.asarray(high)[order]
+    best_below = np.minimum.accumulate(low_in_order[::-1])[::-1]
+    boundary = np.r_[high_in_order[:-1] < best_below[1:], False]
+    cluster = np.empty(len(order), dtype=np.int64)
+    cluster[order] = np.r_[0, np.cumsum(boundary[:-1])] + 1
+    return cluster
+
+
 def rank_ranges(mu_runs, confidence: float = 0.95) -> RankRanges:
     """Rank ranges and clusters (WMT14 §3.3): a cluster ends after a system whose worst rank is better than
     the best rank of every system below it. With fewer runs than needed to drop one at each end, the range
@@ -225,12 +237,7 @@ def rank_ranges(mu_runs, confidence: float = 0.95) -> RankRanges:
     order = np.lexsort((np.arange(n_systems), -mean_mu))
     rank = np.empty(n_systems, dtype=np.int64)
     rank[order] = np.arange(1, n_systems + 1)
-    low_in_order, high_in_order = low[order], high[order]
-    best_below = np.minimum.accumulate(low_in_order[::-1])[::-1]
-    boundary = np.r_[high_in_order[:-1] < best_below[1:], False]
-    cluster_in_order = np.r_[0, np.cumsum(boundary[:-1])] + 1
-    cluster = np.empty(n_systems, dtype=np.int64)
-    cluster[order] = cluster_in_order
+    cluster = clusters_from_ranges(order, low, high)
     return RankRanges(mean_mu=mean_mu, sd_mu=mu_runs.std(axis=0), rank_low=low.astype(np.int64),
                       rank_high=high.astype(np.int64), order=order, rank=rank, cluster=cluster, runs=n_runs,
                       confidence=confidence)

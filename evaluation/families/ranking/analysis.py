@@ -72,11 +72,7 @@ def ranked_table(score: np.ndarray, runs: np.ndarray | None, confidence: float) 
     order = np.lexsort((np.arange(n), -np.nan_to_num(score, nan=-np.inf)))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(1, n + 1)
-    low_in_order, high_in_order = ranges.rank_low[order], ranges.rank_high[order]
-    best_below = np.minimum.accumulate(low_in_order[::-1])[::-1]
-    boundary = np.r_[high_in_order[:-1] < best_below[1:], False]
-    cluster = np.empty(n, dtype=np.int64)
-    cluster[order] = np.r_[0, np.cumsum(boundary[:-1])] + 1
+    cluster = ts.clusters_from_ranges(order, ranges.rank_low, ranges.rank_high)
     tail = (1 - confidence) / 2 * 100
     with np.errstate(all="ignore"):
         low, high = np.nanpercentile(np.where(np.isfinite(runs), runs, np.nan), [tail, 100 - tail], axis=0)
@@ -125,9 +121,7 @@ def _gold_per_ranking(slots: Slots) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def _judge_agreement(outcomes: rk.Outcomes, item: np.ndarray, judge: np.ndarray, n_judges: int) -> np.ndarray:
     """Each judge's share of agreeing outcomes with other judges of the same item and system pair (weights for
     weighted votes, Callison-Burch 2009 §4); NaN for a judge never compared."""
-    a, b, label = outcomes.first, outcomes.second, outcomes.result.astype(np.int64)
-    swap = a > b
-    a, b, label = np.where(swap, b, a), np.where(swap, a, b), np.where(swap, -label, label)
+    a, b, label = rk.canonical(outcomes)
     it, jd = item[outcomes.ranking], judge[outcomes.ranking]
     n_sys = int(max(a.max(initial=0), b.max(initial=0))) + 1
     order = np.lexsort((a * n_sys + b, it))
@@ -244,10 +238,8 @@ def analyse(slots: Slots, n_systems: int, options: RankingOptions) -> RankingAna
     segment_codes = np.unique(slots.segment, return_inverse=True)[1]
     agreement = [*rk.ranking_agreement(outcomes, segment_codes, worker, "wmt08"),
                  *rk.ranking_agreement(outcomes, segment_codes, worker, "wmt13")]
-    a, b, label = outcomes.first, outcomes.second, outcomes.result
-    swap = a > b
-    canonical = np.where(swap, -label, label)
-    pair_item = (segment_codes[outcomes.ranking] * n_systems + np.minimum(a, b)) * n_systems + np.maximum(a, b)
+    a, b, canonical = rk.canonical(outcomes)
+    pair_item = (segment_codes[outcomes.ranking] * n_systems + a) * n_systems + b
     fleiss = stats.fleiss_kappa(np.unique(pair_item, return_inverse=True)[1] if pair_item.size else pair_item,
                                 np.select([canonical > 0, canonical < 0], [stats.CHOICE_A, stats.CHOICE_B],
                                           stats.CHOICE_TIE))
