@@ -1,4 +1,4 @@
-"""Shared fixtures: campaign files written here (never read from ../shared), campaigns, clients."""
+"""Shared fixtures: campaign files written here (never read from outside the repository), campaigns, clients."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""The annotator state machine of CONTRACT.md: current item only, 409, 400, replays, server-side seconds."""
+"""The annotator state machine of docs/api.md §8: current item only, 409, 400, replays, server-side seconds."""
 import json
 import time
 from datetime import timedelta

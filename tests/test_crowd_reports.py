@@ -1,5 +1,5 @@
 """Crowd-market operations through the researcher API: cost report, approve/reject suggestions,
-blocking and publishing (METHODS.md §10)."""
+blocking and publishing (docs/methods.md §10)."""
 import csv
 import io
 import random

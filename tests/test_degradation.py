@@ -1,4 +1,4 @@
-"""Degradations of METHODS.md §3: rules checked on hand-made cases and as properties."""
+"""Degradations of docs/methods.md §3: rules checked on hand-made cases and as properties."""
 import random
 from collections import Counter
 

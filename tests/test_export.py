@@ -1,4 +1,4 @@
-"""The streamed judgment export, CSV and JSON, with the columns of CONTRACT.md."""
+"""The streamed judgment export, CSV and JSON, with the columns of docs/api.md §6.4."""
 import csv
 import io
 import json

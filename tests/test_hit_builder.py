@@ -1,4 +1,4 @@
-"""The 100-item HIT structure of METHODS.md §2, checked on every HIT of a realistic campaign."""
+"""The 100-item HIT structure of docs/methods.md §2, checked on every HIT of a realistic campaign."""
 import random
 from collections import Counter
 

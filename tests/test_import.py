@@ -1,4 +1,4 @@
-"""Campaign import (CONTRACT.md, "Campaign input"): good files, every kind of bad file, three entry points."""
+"""Campaign import (docs/api.md §2-§4): good files, every kind of bad file, three entry points."""
 import io
 import json
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Pairwise campaigns (METHODS.md §7): HIT layout, spam items, no document seen both ways, the API."""
+"""Pairwise campaigns (docs/methods.md §7): HIT layout, spam items, no document seen both ways, the API."""
 import io
 import json
 from collections import Counter

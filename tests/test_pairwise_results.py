@@ -1,4 +1,4 @@
-"""Pairwise statistics through the whole stack: the paper's totals (METHODS.md §7, 003 §3) via a
+"""Pairwise statistics through the whole stack: the paper's totals (docs/methods.md §7, 003 §3) via a
 pairwise-csv import and the API, and simulated judges through the annotator API."""
 import json
 import random

@@ -6,7 +6,6 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Assignment, Campaign, HitItem, Judgment, System
-from annotation.protocols import UnknownProtocol, get_protocol
 from annotation.services.campaign_import import CampaignFileError
 from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
 from annotation.services.rank_import import parse_wmt_rank
@@ -135,17 +134,7 @@ def test_wmt08_constituent_rows_give_their_own_protocols():
     assert [c["name"] for c in accept.rows[0].payload["candidates"]] == ["uedin", "limsi"]
 
 
-def registered(protocol: str) -> bool:
-    try:
-        get_protocol(protocol)
-    except UnknownProtocol:
-        return False
-    return True
-
-
 @pytest.mark.django_db
-@pytest.mark.skipif(not (registered("ranking-constituent") and registered("constituent-acceptance")),
-                    reason="the constituent protocols are not registered yet")
 def test_wmt08_constituent_rows_import_as_their_protocols():
     for rows, protocol, ranks in (("CONSTITUENT", "ranking-constituent", {"1": 2, "2": 1, "3": 1}),
                                   ("CONSTITUENT_ACCEPT", "constituent-acceptance", {"1": 1, "2": 3})):

@@ -1,4 +1,4 @@
-"""Relative-ranking campaigns (METHODS.md §8): the screens planned, gold units, what annotators are sent, the
+"""Relative-ranking campaigns (docs/methods.md §8.1): the screens planned, gold units, what annotators are sent, the
 validation of their answers, the command-line flags."""
 import io
 import itertools

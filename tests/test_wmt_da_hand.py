@@ -1,5 +1,5 @@
 """A small wmt-da file written by hand: two workers, two systems, every item type; the API
-reports the p-values, z-scores and system scores computed by hand below (METHODS.md §4-§5)."""
+reports the p-values, z-scores and system scores computed by hand below (docs/methods.md §4-§5)."""
 import io
 import json
 import math

@@ -5,7 +5,7 @@ pause, and see the crowd link refuse. A second test opens the results page of an
 
 `SCREENSHOT_DIR=docs` refreshes docs/setup-preview.png (the preview a researcher checks before
 publishing); otherwise the screenshots go to a temporary folder. The campaign files are written
-to tmp_path here (never read from ../shared).
+to tmp_path here (never read from outside the repository).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The constituent screens in a real browser (METHODS.md §8 "Constituent variants", WMT08).
+"""The constituent screens in a real browser (docs/methods.md §8.6, WMT08).
 
 `ranking-constituent` is the ranking screen with one phrase highlighted in the source and in each
 translation; `constituent-acceptance` asks Yes / No for each highlighted phrase. The campaign file

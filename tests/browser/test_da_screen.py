@@ -1,4 +1,4 @@
-"""The Direct Assessment screen in a real browser (METHODS.md §1-§2, CONTRACT.md "Annotators").
+"""The Direct Assessment screen in a real browser (docs/methods.md §1-§2, docs/api.md §8).
 
 A worker enters a campaign through the crowd link and rates a whole 100-item HIT with the
 keyboard and the mouse; the test checks what the screen shows at every step (progress,

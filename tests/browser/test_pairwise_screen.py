@@ -1,4 +1,4 @@
-"""The pairwise ranking screen in a real browser (METHODS.md §7, CONTRACT.md "Annotators").
+"""The pairwise ranking screen in a real browser (docs/methods.md §7, docs/api.md §8).
 
 A crowd worker judges a whole document-level adequacy HIT with the keyboard only (A / T / B
 and the arrow keys choose, Enter submits); the test checks at every item what the screen

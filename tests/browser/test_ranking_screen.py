@@ -1,4 +1,4 @@
-"""The relative-ranking screen in a real browser (METHODS.md §8, CONTRACT.md "Annotators").
+"""The relative-ranking screen in a real browser (docs/methods.md §8.1, docs/api.md §8).
 
 One worker ranks a whole HIT with the keyboard only (digits rank the focused translation and move
 on, ↑ ↓ and Tab move between translations, ← → change a rank like any radio group, Enter submits),

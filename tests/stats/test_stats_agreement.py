@@ -1,4 +1,4 @@
-"""Agreement statistics (METHODS.md §6; 001 §6, Tables 1-3)."""
+"""Agreement statistics (docs/methods.md §6; 001 §6, Tables 1-3)."""
 
 import math
 

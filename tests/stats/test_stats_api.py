@@ -46,7 +46,7 @@ def test_every_public_function_documents_its_method_section():
     assert len(functions) >= 15
     for f in functions:
         doc = inspect.getdoc(f) or ""
-        assert "§" in doc, f"{f.__name__} docstring does not cite a METHODS.md section"
+        assert "§" in doc, f"{f.__name__} docstring does not cite a docs/methods.md section"
 
 
 def test_results_are_frozen_and_read_only():

@@ -1,4 +1,4 @@
-"""Pairwise ranking statistics (METHODS.md §3, §6, §7; 003 §2.2 and Appendix; 004 §3)."""
+"""Pairwise ranking statistics (docs/methods.md §3, §6, §7; 003 §2.2 and Appendix; 004 §3)."""
 
 import dataclasses
 import itertools
@@ -83,7 +83,7 @@ def paper_rows(condition):
 
 
 def test_sign_test_reproduces_methods_section_7():
-    # METHODS.md §7 / 003 §3: x = b (Human), n = a + b, ties dropped.
+    # docs/methods.md §7 / 003 §3: x = b (Human), n = a + b, ties dropped.
     res = sign_test(a=[103, 74, 66, 44], b=[86, 104, 106, 99])
     assert res.x.tolist() == [86, 104, 106, 99]
     assert res.n.tolist() == [189, 178, 172, 143]

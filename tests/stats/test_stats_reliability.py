@@ -1,4 +1,4 @@
-"""Worker reliability (METHODS.md §4) against scipy called directly and hand arithmetic."""
+"""Worker reliability (docs/methods.md §4) against scipy called directly and hand arithmetic."""
 
 import math
 import warnings

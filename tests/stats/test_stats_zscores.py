@@ -1,4 +1,4 @@
-"""Per-worker standardisation (METHODS.md §5)."""
+"""Per-worker standardisation (docs/methods.md §5)."""
 
 import math
 
