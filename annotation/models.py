@@ -187,6 +187,8 @@ class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
     doc_id = models.CharField(max_length=200)
     position = models.PositiveIntegerField()
+    domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
+                              "from the campaign file's optional `domain`; statistics per domain use it.")
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -228,6 +230,9 @@ class SystemOutput(models.Model):
     segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="outputs")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
     text = models.TextField()
+    spans = models.JSONField(null=True, blank=True, help_text="Error spans marked in advance (e.g. by a quality-"
+                             "estimation model), from the campaign file's `error_spans`; the error-span screens show "
+                             "them pre-marked.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["segment", "system"], name="output_unique_per_system")]
@@ -260,6 +265,7 @@ class ItemType(models.TextChoices):
     REFERENCE = "reference", "Reference translation"
     SPAM = "spam", "Spam"
     GOLD = "gold", "Gold"
+    TUTORIAL = "tutorial", "Tutorial"
 
 
 class HitItem(models.Model):
@@ -367,6 +373,10 @@ class Judgment(models.Model):
     score = models.FloatField(null=True, blank=True)
     choice = models.CharField(max_length=8, blank=True)
     ranks = models.JSONField(null=True, blank=True)
+    spans = models.JSONField(null=True, blank=True, help_text="Error spans: [{start, end, severity, category?}], "
+                             "half-open code-point offsets into the candidate (docs/methods.md §11).")
+    scores = models.JSONField(null=True, blank=True, help_text="One 0–100 score per candidate key, where a screen "
+                              "shows several candidates (contrastive ESA); their spans carry the key.")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

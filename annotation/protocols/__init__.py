@@ -18,7 +18,7 @@ def protocol_choices() -> list[tuple[str, str]]:
     return [(p.name, p.label) for p in _REGISTRY.values()]
 
 
-from . import direct_assessment, pairwise, ranking  # noqa: E402,F401  (register the protocols)
+from . import direct_assessment, error_spans, pairwise, ranking  # noqa: E402,F401  (register the protocols)
 
 __all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "get_protocol", "protocol_choices",
            "register"]

@@ -32,6 +32,7 @@ from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
 from .bulk import insert
 from .hit_builder import CampaignContent, HitPlanError, ItemPlan
+from .spans import SEVERITIES, SpanError, check_spans
 from .text_lines import LineSource, decode
 
 MAX_REPORTED_ERRORS = 20
@@ -41,6 +42,7 @@ MAX_KEPT_ERRORS = 1000
 MAX_DEPTH = 20
 MAX_NAME = 200
 MAX_TEXT = 20_000
+MAX_DOMAIN = 100
 SEG_ID_MIN, SEG_ID_MAX = -(2**31), 2**31 - 1
 #: How often the import reports the lines read (see `import_campaign`'s `progress`).
 PROGRESS_EVERY = 2000
@@ -189,9 +191,52 @@ def check_record(record, requires_reference: bool) -> tuple[tuple[str, int, froz
                 problems.append(f"the translation of system '{system}' is empty or not a string")
             else:
                 _check_text(f"the translation of system '{system}'", text, MAX_TEXT, problems)
+    domain = record.get("domain")
+    if domain is not None and (not isinstance(domain, str) or len(domain) > MAX_DOMAIN or unstorable(domain)):
+        problems.append(f"'domain' must be a string of at most {MAX_DOMAIN} characters")
+    if record.get("tutorial") not in (None, True, False):
+        problems.append("'tutorial' must be true or false")
+    if not problems:
+        _check_prefilled_spans(record, problems)
     if problems:
         return None, problems
     return (doc_id, seg_id, frozenset(systems)), []
+
+
+def _check_prefilled_spans(record: dict, problems: list[str]) -> None:
+    """`error_spans`: {system: [span]} marked in advance (e.g. by a quality-estimation model) for the error-span
+    screens, each span as an annotator's (docs/api.md §2)."""
+    prefilled = record.get("error_spans")
+    if prefilled is None:
+        return
+    if not isinstance(prefilled, dict):
+        problems.append("'error_spans' must be an object of system name to a list of spans")
+        return
+    for system, spans in prefilled.items():
+        if system not in record["systems"]:
+            problems.append(f"'error_spans' names {_shown(system)}, which is not among the line's systems")
+            continue
+        categories = None
+        if isinstance(spans, list) and any(isinstance(s, dict) and "category" in s for s in spans):
+            categories = sorted({s.get("category") for s in spans if isinstance(s, dict)
+                                 and isinstance(s.get("category"), str) and 0 < len(s["category"]) <= 100})
+            if not all(isinstance(s, dict) and s.get("category") in categories for s in spans):
+                problems.append(f"'error_spans' of {_shown(system)}: give every span a category (a string of at "
+                                "most 100 characters) or none")
+                continue
+        try:
+            check_spans(spans, record["systems"][system], SEVERITIES, categories)
+        except SpanError as exc:
+            problems.append(f"'error_spans' of {_shown(system)}: {exc}")
+
+
+def _prefilled(record: dict, system: str) -> list[dict] | None:
+    """A system's `error_spans` from its line (checked when scanned), in offset order; None if it has none."""
+    spans = (record.get("error_spans") or {}).get(system)
+    if spans is None:
+        return None
+    return sorted(({k: span[k] for k in ("start", "end", "severity", "category") if k in span} for span in spans),
+                  key=lambda span: (span["start"], span["end"]))
 
 
 @dataclass
@@ -202,6 +247,8 @@ class ScannedFile:
     source: LineSource
     doc_ids: list[str]
     system_names: list[str]
+    #: Per document (by position), its domain ('' where the file gives none).
+    doc_domains: list[str]
     #: Per segment, in document order: its line's offset and length in the file, its document's position
     #: and its seg_id.
     offsets: array
@@ -225,6 +272,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
     offsets, lengths, numbers, docs, seg_ids, sets = (array("q"), array("q"), array("l"), array("l"), array("l"),
                                                       array("l"))
     doc_index: dict[str, int] = {}
+    doc_domains: list[str] = []
     system_sets: dict[frozenset, int] = {}
     first_line_of: dict[int, int] = {}
     number = 0
@@ -249,6 +297,14 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
             continue
         doc_id, seg_id, systems = checked
         doc = doc_index.setdefault(doc_id, len(doc_index))
+        if doc == len(doc_domains):
+            doc_domains.append("")
+        domain = record.get("domain") or ""
+        if domain and doc_domains[doc] and domain != doc_domains[doc]:
+            errors.add(number, f"document {_shown(doc_id)} is in domain {_shown(doc_domains[doc])} on an earlier "
+                               f"line and in {_shown(domain)} here; a document has one domain")
+            continue
+        doc_domains[doc] = doc_domains[doc] or domain
         key = (doc << 32) | (seg_id - SEG_ID_MIN)
         first = first_line_of.setdefault(key, number)
         if first != number:
@@ -276,7 +332,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
         raise errors.refuse()
     order = sorted(range(len(offsets)), key=lambda i: (docs[i] << 32) | (seg_ids[i] - SEG_ID_MIN))
     return ScannedFile(
-        source=source, doc_ids=list(doc_index), system_names=sorted(all_systems),
+        source=source, doc_ids=list(doc_index), system_names=sorted(all_systems), doc_domains=doc_domains,
         offsets=array("q", (offsets[i] for i in order)), lengths=array("q", (lengths[i] for i in order)),
         docs=array("l", (docs[i] for i in order)), seg_ids=array("l", (seg_ids[i] for i in order)),
     )
@@ -628,8 +684,9 @@ def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[Item
             yield i, scanned.record(i)
 
     report("storing documents")
-    doc_pks = insert(Document, ["campaign_id", "doc_id", "position"],
-                     [(pk, doc_id, position) for position, doc_id in enumerate(scanned.doc_ids)])
+    doc_pks = insert(Document, ["campaign_id", "doc_id", "position", "domain"],
+                     [(pk, doc_id, position, domain) for position, (doc_id, domain)
+                      in enumerate(zip(scanned.doc_ids, scanned.doc_domains, strict=True))])
     report(f"storing segments: 0 of {n:,}")
     segment_pks = insert(
         Segment, ["campaign_id", "document_id", "seg_id", "source", "reference"],
@@ -640,8 +697,8 @@ def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[Item
     total = n * len(names)
     report(f"storing system outputs: 0 of {total:,}")
     output_pks = insert(
-        SystemOutput, ["campaign_id", "segment_id", "system_id", "text"],
-        _counting(((pk, segment_pks[i], system_pks[s], record["systems"][name])
+        SystemOutput, ["campaign_id", "segment_id", "system_id", "text", "spans"],
+        _counting(((pk, segment_pks[i], system_pks[s], record["systems"][name], _prefilled(record, name))
                    for i, record in lines() for s, name in enumerate(names)), "system outputs", total, report),
         count=total)
     report("storing HITs")

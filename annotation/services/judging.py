@@ -198,7 +198,9 @@ def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
     if stored and stored != fields:
         item = HitItem.objects.filter(pk=item_id).first()
         if item is not None:  # a malformed replay is refused as malformed (400), not as a conflict
-            assignment.campaign.protocol_spec.check_answer(item, fields)
+            assignment.campaign.protocol_spec.check_answer(item, fields)  # also brings it to its stored form
+            if stored == fields:
+                return Answer(201, state_of(snapshot))
         raise Conflict("this item was already answered; the answer stored is kept", state_of(snapshot),
                        stored={"item": item_id, **stored})
     return Answer(201, state_of(snapshot))

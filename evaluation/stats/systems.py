@@ -28,7 +28,7 @@ __all__ = [
 TRANSLATION_DIGITS = 12
 
 #: Cluster rules of :func:`clusters`: WMT's (default) and the older "cluster above" rule.
-CLUSTER_RULES = ("wmt", "above")
+CLUSTER_RULES = ("wmt", "above", "adjacent")
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,12 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
     of that cluster (``p_matrix[m, s] < alpha`` for all members m), and
     otherwise joins it.  Only the cluster directly above is consulted.
 
-    Rank ranges, for both rules: ``rank_low`` (best possible rank) = 1 +
+    ``rule="adjacent"`` (WMT25's ESA findings): a boundary falls between two
+    neighbours in the order where the upper one wins against the lower one
+    (``p_matrix[upper, lower] < alpha``, e.g. a one-sided paired Wilcoxon);
+    no other pair is consulted.
+
+    Rank ranges, for every rule: ``rank_low`` (best possible rank) = 1 +
     the number of systems that win against the system; ``rank_high``
     (worst possible rank) = the number of ranked systems - the number of
     systems it wins against.
@@ -348,6 +353,9 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
             beats_all_below = np.all(w | ~below, axis=1)
             # a boundary below position k opens a new cluster at position k + 1
             cluster[order] = 1 + np.r_[0, np.cumsum(beats_all_below[:-1])]
+        elif rule == "adjacent":
+            boundary = win[order[:-1], order[1:]]
+            cluster[order] = 1 + np.r_[0, np.cumsum(boundary)]
         else:
             current: list[int] = []
             number = 0

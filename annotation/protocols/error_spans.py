@@ -1,0 +1,300 @@
+"""Error-span annotation: ESA, MQM and contrastive ESA (docs/methods.md §11; Kocmi et al. 2024, Freitag et
+al. 2021). The judge marks error spans in the translation, with its document around it, then gives a 0–100
+score. The HITs are planned in services.error_span_builder; the statistics are the `error-spans` family's.
+
+An answer is `{"item", "spans": [{"start", "end", "severity", "category"?}], "score"}` (contrastive ESA:
+`{"item", "candidates": {"<key>": {"spans": [...], "score"}}}`); spans are checked against the text the
+item showed (services.spans). A score without spans is an answer; spans without a score are not.
+"""
+from __future__ import annotations
+
+import random
+
+from ..services.error_span_builder import plan_contrastive_hits, plan_span_hits
+from ..services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
+from . import register
+from .base import JudgmentError, Protocol, language_name, require_item_id, require_number
+from .direct_assessment import DA_OPTIONS
+from .options import Option
+
+#: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
+_SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
+                                                    "reliability_scope", "cluster_rule"))
+SPAN_OPTIONS = (
+    Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
+           minimum=1, maximum=1000, key="hit_size"),
+    Option("perturbation_rate", "float", 0.10, "Share of a HIT's segments shown again with words removed "
+           "(quality control: they should get a major error and a lower score).", minimum=0.0, maximum=0.5,
+           target="options"),
+    Option("show_source", "bool", True, "Show the source text beside the translation (source-based evaluation).",
+           target="options"),
+    *_SHARED,
+    Option("significance_test", "choice", None, "How systems are compared (docs/methods.md#error-span-protocols): "
+           "wmt24 (per-domain paired Wilcoxon + Stouffer), wmt25 (one-sided paired Wilcoxon) or randomization "
+           "(paired approximate randomization).",
+           choices=(("wmt24", "WMT24: per domain, Stouffer"), ("wmt25", "WMT25: one-sided Wilcoxon"),
+                    ("randomization", "paired approximate randomization")),
+           target="options", default_text="the preset's"),
+    Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
+           maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
+)
+MQM_OPTIONS = (
+    *SPAN_OPTIONS,
+    Option("taxonomy", "list", None, "MQM error categories, comma-separated, a subcategory as Parent/Child.",
+           target="options", default_text="Accuracy/{Mistranslation, Omission, Addition, Untranslated}, "
+           "Fluency/{Grammar, Spelling, Punctuation, Register, Inconsistency}, Terminology, Style, Locale convention, "
+           "Other, Non-translation"),
+    Option("critical", "bool", False, "Offer the severity critical besides minor and major.", target="options"),
+    Option("mqm_weights", "choice", "google", "MQM weights: google (major 5, minor 1, minor Fluency/Punctuation "
+           "0.1, Non-translation 25) or google-source-zero (the same, source-side errors weigh 0).",
+           choices=(("google", "Google (Freitag et al. 2021)"), ("google-source-zero", "Google, source-side 0")),
+           target="options"),
+)
+MAX_CATEGORY = 100
+
+
+def _candidate_text(item) -> str:
+    return item.text or item.output.text
+
+
+class ErrorSpans(Protocol):
+    """ESA; MQM adds a category per span (`mqm=True`)."""
+
+    family = "error-spans"
+    template = "annotation/screens/error_spans.html"
+    script = "annotation/error_spans.js"
+
+    def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
+        self.name = name
+        self.label = label
+        self._statement = statement
+        self.mqm = mqm
+        self.own_options = MQM_OPTIONS if mqm else SPAN_OPTIONS
+
+    def default_statement(self, language: str) -> str:
+        return self._statement.format(language=language_name(language))
+
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        options.setdefault("perturbation_rate", 0.10)
+        options.setdefault("show_source", True)
+        if not self.mqm:
+            return []
+        taxonomy = options.get("taxonomy") or list(DEFAULT_MQM_TAXONOMY)
+        long = [c for c in taxonomy if len(c) > MAX_CATEGORY]
+        if long:
+            return [f"taxonomy: a category is at most {MAX_CATEGORY} characters; {long[0][:40]!r}… is longer"]
+        if len(set(taxonomy)) != len(taxonomy):
+            return ["taxonomy: a category is listed twice"]
+        options["taxonomy"] = taxonomy
+        options.setdefault("critical", False)
+        options.setdefault("mqm_weights", "google")
+        return []
+
+    def severities(self, options: dict) -> tuple[str, ...]:
+        return ("minor", "major", "critical") if options.get("critical") else ("minor", "major")
+
+    def categories(self, options: dict) -> list[str] | None:
+        return list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY) if self.mqm else None
+
+    def plan_hits(self, content, hit_size, options, rng: random.Random):
+        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng)
+
+    def _document(self, item, system_id: int) -> list[dict]:
+        from ..models import Segment, SystemOutput
+
+        segments = list(Segment.objects.filter(document_id=item.segment.document_id).order_by("seg_id")
+                        .values_list("id", "source"))
+        texts = dict(SystemOutput.objects.filter(segment__document_id=item.segment.document_id, system_id=system_id)
+                     .values_list("segment_id", "text"))
+        return [{"id": pk, "source": source, "target": texts.get(pk, "")} for pk, source in segments]
+
+    def item_payload(self, item) -> dict:
+        options = item.hit.campaign.options or {}
+        document = self._document(item, item.output.system_id)
+        current = next(i for i, s in enumerate(document) if s["id"] == item.segment_id)
+        candidate = _candidate_text(item)
+        show_source = options.get("show_source", True)
+        context = [{"candidate": candidate if i == current else s["target"],
+                    **({"source": s["source"]} if show_source else {})} for i, s in enumerate(document)]
+        payload = {"id": item.id, "protocol": self.name, "candidate": candidate,
+                   "document": {"segments": context, "current": current},
+                   "severities": list(self.severities(options)),
+                   "prefilled": [] if item.text else list(item.output.spans or ())}
+        if show_source:
+            payload["source"] = item.segment.source
+        if self.mqm:
+            payload["categories"] = self.categories(options)
+        return payload
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        unknown = sorted(set(body) - {"item", "spans", "score"})
+        if unknown:
+            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is "
+                                "{\"item\", \"spans\", \"score\"}")
+        spans = body.get("spans", [])
+        if "score" not in body:
+            raise JudgmentError("'score' is missing: give the translation a 0–100 score (spans alone are not an "
+                                "answer)")
+        if not isinstance(spans, list):
+            raise JudgmentError("'spans' must be a list of {\"start\", \"end\", \"severity\"} objects")
+        return {"score": require_number(body, "score", 0, 100), "spans": spans}
+
+    def check_answer(self, item, fields: dict) -> None:
+        options = item.hit.campaign.options or {}
+        try:
+            fields["spans"] = check_spans(fields["spans"], _candidate_text(item), self.severities(options),
+                                          self.categories(options))
+        except SpanError as exc:
+            raise JudgmentError(str(exc)) from None
+
+    export_columns = ("spans", "prefilled_kept", "prefilled_changed", "prefilled_deleted")
+    export_payload_keys = ()
+
+    def export_values(self, payload: dict, options: dict, row: dict) -> dict:
+        """What the judge did with the spans shown pre-marked (AI-prefilled, `payload["prefilled"]`; None when
+        the item showed none): `prefilled_kept`, the prefilled spans in the answer unchanged (same offsets,
+        severity and category); `prefilled_changed`, `{"from": prefilled, "to": answer}` for each other prefilled
+        span paired with the answer's span overlapping it most (bounds, severity or category changed);
+        `prefilled_deleted`, the prefilled spans left with nothing overlapping. The answer's spans in neither
+        `kept` nor a `to` are the judge's own additions. None for all three where nothing was prefilled."""
+        names = [c for c in ("prefilled_kept", "prefilled_changed", "prefilled_deleted") if c in self.export_columns]
+        prefilled, spans = payload.get("prefilled"), row.get("spans")
+        if not names:
+            return {}
+        if not isinstance(prefilled, list) or not isinstance(spans, list):
+            return dict.fromkeys(names)
+
+        def key(span: dict) -> tuple:
+            return span.get("start"), span.get("end"), span.get("severity"), span.get("category")
+
+        def overlap(a: dict, b: dict) -> int:
+            if a["start"] == a["end"] == b["start"] == b["end"]:
+                return 1  # two omissions at the same place
+            return min(a["end"], b["end"]) - max(a["start"], b["start"])
+
+        left = list(spans)
+        kept, unmatched = [], []
+        for span in prefilled:
+            same = next((i for i, answer in enumerate(left) if key(answer) == key(span)), None)
+            if same is None:
+                unmatched.append(span)
+            else:
+                kept.append(span)
+                del left[same]
+        changed, deleted = [], []
+        for span in unmatched:
+            best = max(range(len(left)), key=lambda i: overlap(span, left[i]), default=None)
+            if best is None or overlap(span, left[best]) <= 0:
+                deleted.append(span)
+            else:
+                changed.append({"from": span, "to": left.pop(best)})
+        values = {"prefilled_kept": kept, "prefilled_changed": changed, "prefilled_deleted": deleted}
+        return {name: values[name] for name in names}
+
+    def preview_systems(self, item, options: dict) -> str:
+        return item.output.system.name if item.output_id else ""
+
+
+class ContrastiveEsa(ErrorSpans):
+    """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""
+
+    template = "annotation/screens/contrastive_esa.html"
+    script = "annotation/contrastive_esa.js"
+
+    def __init__(self, name: str, label: str, statement: str):
+        super().__init__(name, label, statement, mqm=False)
+
+    def plan_hits(self, content, hit_size, options, rng: random.Random):
+        return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
+
+    def item_payload(self, item) -> dict:
+        from ..models import Segment, SystemOutput
+
+        options = item.hit.campaign.options or {}
+        segment = item.segment
+        segments = list(Segment.objects.filter(document_id=segment.document_id).order_by("seg_id")
+                        .values_list("id", "source"))
+        ids = [pk for pk, _ in segments]
+        current = ids.index(segment.pk)
+        texts: dict[int, dict[int, str]] = {}
+        prefilled: dict[int, list] = {}
+        for segment_id, system_id, text, spans in (
+                SystemOutput.objects.filter(segment__document_id=segment.document_id).order_by("system_id")
+                .values_list("segment_id", "system_id", "text", "spans")):
+            texts.setdefault(segment_id, {})[system_id] = text
+            if segment_id == segment.pk:
+                prefilled[system_id] = spans or []
+        system_ids = sorted(texts.get(segment.pk, {}))
+        candidates = []
+        for c in item.payload["candidates"]:
+            system_id = system_ids[c["system"]]
+            document = [texts.get(pk, {}).get(system_id, "") for pk in ids]
+            if c["kind"] == "bad":
+                document[current] = c["text"]
+            candidates.append({"key": c["key"], "text": document[current], "document": document,
+                               "prefilled": [] if c["kind"] == "bad" else prefilled[system_id]})
+        payload = {"id": item.id, "protocol": self.name, "candidates": candidates, "current": current,
+                   "severities": list(self.severities(options))}
+        if options.get("show_source", True):
+            payload["source"] = segment.source
+            payload["sources"] = [source for _, source in segments]
+        return payload
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        unknown = sorted(set(body) - {"item", "candidates"})
+        if unknown:
+            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is "
+                                "{\"item\", \"candidates\": {\"<key>\": {\"spans\", \"score\"}}}")
+        given = body.get("candidates")
+        if not isinstance(given, dict) or not given:
+            raise JudgmentError("'candidates' must be an object of candidate key to {\"spans\", \"score\"}")
+        if len(given) > 50:
+            raise JudgmentError(f"'candidates' holds {len(given)} entries; a screen has at most 50")
+        scores, spans = {}, {}
+        for key, answer in given.items():
+            if not isinstance(answer, dict) or sorted(set(answer) - {"spans", "score"}):
+                raise JudgmentError(f"the answer for {key[:20]!r} must be {{\"spans\", \"score\"}}")
+            if "score" not in answer:
+                raise JudgmentError(f"'score' is missing for {key[:20]!r}: every translation needs a 0–100 score")
+            try:
+                scores[key] = require_number(answer, "score", 0, 100)
+            except JudgmentError as exc:
+                raise JudgmentError(f"{key[:20]!r}: {exc}") from None
+            spans[key] = answer.get("spans", [])
+        return {"scores": scores, "spans": spans}
+
+    def check_answer(self, item, fields: dict) -> None:
+        from .ranking import answers_every_key
+
+        keys = answers_every_key(item, fields["scores"], "a score")
+        texts = {c["key"]: c["text"] for c in self.item_payload(item)["candidates"]}
+        options = item.hit.campaign.options or {}
+        checked = []
+        for key in keys:
+            try:
+                checked += [{**span, "candidate": key} for span in
+                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options))]
+            except SpanError as exc:
+                raise JudgmentError(f"{key[:20]!r}: {exc}") from None
+        fields["spans"] = checked
+
+    export_columns = ("scores", "spans")
+
+
+register(ErrorSpans(
+    "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
+    "Mark the errors in the translation (select the text, then minor or major; [missing] for omitted content), "
+    "then score the translation from 0 (no meaning preserved) to 100 (perfect).",
+))
+register(ErrorSpans(
+    "mqm", "MQM: mark errors with a category and a severity",
+    "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
+    "content). Then score the translation from 0 to 100.", mqm=True,
+))
+register(ContrastiveEsa(
+    "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
+    "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
+    "get the same score.",
+))

@@ -1,0 +1,60 @@
+"""Error-span results (docs/methods.md §11): ESA and MQM system scores with significance presets (WMT24: per
+domain paired Wilcoxon combined with Stouffer's method; WMT25: one-sided Wilcoxon between neighbours; paired
+approximate randomization as an option), clusters and rank ranges, errors by category and severity, span
+agreement and Krippendorff's alpha, the workers' perturbation test and a document view of every judge's spans."""
+from __future__ import annotations
+
+from ...services.results_read import freshness, stored_rows
+from .. import register
+from ..base import BadQuery, Family, Table
+from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
+from .storage import compute_error_spans
+
+
+class ErrorSpansFamily(Family):
+    name = "error-spans"
+    label = "Error spans (ESA, MQM)"
+    template = "evaluation/families/error_spans.html"
+    sections = (("systems", "System scores"), ("errors", "Errors by category"), ("domains", "Per domain"),
+                ("workers", "Workers"), ("agreement", "Agreement"), ("document", "One document"))
+    endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document")
+
+    def compute(self, campaign):
+        return compute_error_spans(campaign)
+
+    def significance(self, campaign, params):
+        """p[system, opponent]: the preset's test that system is better (WMT24/25: one-sided; randomization:
+        two-sided), with the shared items."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "significance")}
+
+    def breakdown(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "breakdown")}
+
+    def domains(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "domains")}
+
+    def agreement(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "agreement")}
+
+    def perturbation(self, campaign, params):
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "perturbation")}
+
+    def document(self, campaign, params):
+        """`document/?document=<doc_id>&system=<name>`: every judge's spans and score on one document."""
+        doc_id, system = params.get("document"), params.get("system")
+        if not doc_id or not system:
+            raise BadQuery("give document=<doc_id> and system=<system name>")
+        return presenter.document_view(campaign, doc_id, system)
+
+    def page_context(self, campaign, header, workers, request):
+        return presenter.page_context(campaign, header, workers, request)
+
+    def tables(self):
+        stored = self.stored_table
+        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
+                Table("significance", stored("significance")), Table("breakdown", stored("breakdown")),
+                Table("domains", stored("domains")), Table("perturbation", stored("perturbation")),
+                Table("agreement", stored("agreement"))]
+
+
+register(ErrorSpansFamily())

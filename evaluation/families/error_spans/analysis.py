@@ -1,0 +1,219 @@
+"""Error-span statistics for one campaign (docs/methods.md §11), from loaded arrays to result tables.
+
+Which judgments count, how items and systems are scored and how systems are separated is fixed by
+the campaign's preset (WMT24 ESA or WMT25 ESA, `SpanRules`), each rule overridable by an option.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ... import reliability_tests, stats
+from ...stats import error_spans as es
+from .loading import Observations
+
+SYSTEM, BAD, TUTORIAL = 0, 1, 2
+SIGNIFICANCE_METHODS = ("wmt24", "wmt25", "randomization")
+
+
+@dataclass(frozen=True)
+class SpanRules:
+    """Which judgments count and how systems are scored and separated (one preset, docs/methods.md §11)."""
+
+    significance: str
+    macro: bool
+    drop_bad: bool
+    drop_incomplete: bool
+    latest_per_judge: bool
+    min_items: int
+    alpha: float = 0.05
+    randomization_trials: int = 10_000
+
+
+#: WMT24: drop attention checks, tutorials, unfinished HITs; a judge's later rating of an item wins; judges of an
+#: item averaged; macro-average over domains; systems with < 100 items unranked; per-domain Wilcoxon + Stouffer.
+WMT24 = SpanRules("wmt24", macro=True, drop_bad=True, drop_incomplete=True, latest_per_judge=True, min_items=100)
+#: WMT25: drop tutorials only; every rating a separate observation; plain mean; one-sided Wilcoxon between
+#: neighbours.
+WMT25 = SpanRules("wmt25", macro=False, drop_bad=False, drop_incomplete=False, latest_per_judge=False, min_items=0)
+
+
+@dataclass
+class SpanAnalysis:
+    counted: np.ndarray
+    system_score: np.ndarray
+    mean_score: np.ndarray
+    system_items: np.ndarray
+    system_observations: np.ndarray
+    domain_scores: np.ndarray
+    ranked: np.ndarray
+    significance: es.PairedSignificance
+    clusters: stats.Clusters
+    workers: np.ndarray
+    worker_pairs: np.ndarray
+    worker_p: np.ndarray
+    worker_reliable: np.ndarray
+    worker_major_on_perturbed: np.ndarray
+    worker_judgments: np.ndarray
+    worker_seconds: np.ndarray
+    item_system: np.ndarray
+    item_segment: np.ndarray
+    item_score: np.ndarray
+    agreement: dict = field(default_factory=dict)
+
+
+def counted_rows(obs: Observations, rules: SpanRules) -> np.ndarray:
+    """Which observations count towards system scores under `rules`."""
+    keep = obs.kind != TUTORIAL
+    if rules.drop_bad:
+        keep &= obs.kind != BAD
+    if rules.drop_incomplete:
+        keep &= obs.completed
+    if rules.latest_per_judge and obs.size:
+        key = np.stack([obs.annotator, obs.segment, obs.system, obs.kind])
+        _, inverse = np.unique(key, axis=1, return_inverse=True)
+        inverse = inverse.ravel()
+        latest = np.zeros(int(inverse.max()) + 1, dtype=np.int64)
+        np.maximum.at(latest, inverse, obs.judgment)
+        keep &= obs.judgment == latest[inverse]
+    return keep & np.isfinite(obs.score if obs.size else np.zeros(0))
+
+
+def _randomization(item_system, item_segment, item_score, n_systems: int, trials: int, seed: int
+                   ) -> es.PairedSignificance:
+    """Two-sided paired approximate randomization between every pair on their shared items; p[i, j] = p[j, i]
+    (which one is better is read from the scores)."""
+    matrix = es._shared(item_system, item_segment, item_score, n_systems)
+    p = np.full((n_systems, n_systems), np.nan)
+    n = np.zeros((n_systems, n_systems), dtype=np.int64)
+    for i in range(n_systems):
+        for j in range(i + 1, n_systems):
+            both = np.isfinite(matrix[:, i]) & np.isfinite(matrix[:, j])
+            n[i, j] = n[j, i] = both.sum()
+            p[i, j] = p[j, i] = es.approximate_randomization(matrix[both, i], matrix[both, j], trials,
+                                                             seed + i * 997 + j)
+    return es.PairedSignificance(p=p, n=n, method="randomization")
+
+
+def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int], n_domains: int,
+            rules: SpanRules, score_of: str, test: str, threshold: float, threshold_rule: str, cluster_rule: str,
+            seed: int = 0) -> SpanAnalysis:
+    """Scores, significance, clusters and the workers' perturbation test. `score_of` is "esa" (the 0–100 score)
+    or "mqm" (minus the MQM penalty)."""
+    value = obs.score if score_of == "esa" else -obs.penalty
+    counted = counted_rows(replace(obs, score=value), rules)
+    rows = np.flatnonzero(counted)
+    domain = np.array([domain_of_document.get(int(d), 0) for d in np.unique(obs.document)], dtype=np.int64)
+    doc_codes = np.searchsorted(np.unique(obs.document), obs.document) if obs.size else np.zeros(0, np.int64)
+    obs_domain = domain[doc_codes] if obs.size else np.zeros(0, np.int64)
+
+    # items: (system, segment); several judges (and, in WMT25, several ratings) averaged per item
+    item_key = obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]
+    items, item_of_row = np.unique(item_key, return_inverse=True)
+    item_of_row = item_of_row.ravel()
+    item_score = es.item_means(item_of_row, value[rows], items.size)
+    item_system = np.zeros(items.size, np.int64)
+    item_system[item_of_row] = obs.system[rows]
+    item_segment = np.zeros(items.size, np.int64)
+    item_segment[item_of_row] = obs.segment[rows]
+    item_domain = np.zeros(items.size, np.int64)
+    item_domain[item_of_row] = obs_domain[rows]
+
+    if rules.latest_per_judge:  # WMT24: the system score is over items
+        system_score = es.system_means(item_system, item_score, n_systems, item_domain, n_domains, macro=rules.macro)
+    else:  # WMT25: every rating an observation
+        system_score = es.system_means(obs.system[rows], value[rows], n_systems, obs_domain[rows], n_domains,
+                                       macro=rules.macro)
+    mean_score = stats_mean(obs.system[rows], obs.score[rows], n_systems)
+    system_items = np.bincount(item_system, minlength=n_systems)
+    system_observations = np.bincount(obs.system[rows], minlength=n_systems)
+    cell = item_system * max(n_domains, 1) + item_domain
+    domain_scores = _group_mean(cell, item_score, n_systems * max(n_domains, 1)).reshape(n_systems, max(n_domains, 1))
+    ranked = (system_items >= max(rules.min_items, 1)) & np.isfinite(system_score)
+
+    if rules.significance == "randomization":
+        significance = _randomization(item_system, item_segment, item_score, n_systems, rules.randomization_trials,
+                                      seed)
+    else:
+        significance = es.paired_significance(item_system, item_segment, item_score, n_systems, item_domain,
+                                              method=rules.significance)
+    clusters = stats.clusters(np.where(ranked, system_score, np.nan), significance.p, rules.alpha, rule=cluster_rule)
+
+    workers, worker_code = np.unique(obs.annotator, return_inverse=True)
+    worker_code = worker_code.ravel()
+    bad = np.flatnonzero((obs.kind == BAD) & (obs.partner >= 0))
+    originals = obs.partner[bad]
+    valid = np.isfinite(value[bad]) & np.isfinite(value[originals])
+    bad, originals = bad[valid], originals[valid]
+    pairs = reliability_tests.QualityPairs(worker=worker_code, score=value, z=value, bad=bad, bad_orig=originals,
+                                           rep=np.zeros(0, np.int64), rep_orig=np.zeros(0, np.int64),
+                                           n_workers=workers.size)
+    if bad.size:
+        p, n_pairs, _ = reliability_tests.run(test, pairs, threshold)
+        from ...presets import passes
+
+        reliable = passes(p, threshold, threshold_rule)
+    else:
+        p = np.full(workers.size, np.nan)
+        n_pairs = np.zeros(workers.size, np.int64)
+        reliable = np.zeros(workers.size, bool)
+    all_bad = np.flatnonzero(obs.kind == BAD)
+    flagged = np.bincount(worker_code[all_bad], weights=(obs.n_major[all_bad] + obs.n_critical[all_bad]) > 0,
+                          minlength=workers.size)
+    shown = np.bincount(worker_code[all_bad], minlength=workers.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        major_rate = np.where(shown > 0, flagged / np.maximum(shown, 1), np.nan)
+    judged = np.bincount(worker_code, minlength=workers.size)
+    seconds = _group_mean(worker_code, obs.seconds, workers.size)
+    return SpanAnalysis(
+        counted=counted, system_score=system_score, mean_score=mean_score, system_items=system_items,
+        system_observations=system_observations, domain_scores=domain_scores, ranked=ranked,
+        significance=significance, clusters=clusters, workers=workers, worker_pairs=np.asarray(n_pairs),
+        worker_p=np.asarray(p, dtype=np.float64), worker_reliable=np.asarray(reliable, dtype=bool),
+        worker_major_on_perturbed=major_rate, worker_judgments=judged, worker_seconds=seconds,
+        item_system=item_system, item_segment=item_segment, item_score=item_score)
+
+
+def _group_mean(group, values, n: int) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(values)
+    total = np.bincount(group[ok], weights=values[ok], minlength=n)
+    count = np.bincount(group[ok], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def stats_mean(system, score, n_systems: int) -> np.ndarray:
+    return _group_mean(np.asarray(system, dtype=np.int64), score, n_systems)
+
+
+def agreement(obs: Observations, counted: np.ndarray, spans: list[tuple], score_of: str) -> dict:
+    """Span F1 between judges of the same item (character level, with and without severity) and Krippendorff's
+    α (interval) on the item scores, over items rated by at least two judges."""
+    rows = np.flatnonzero(counted & (obs.kind == SYSTEM))
+    item = obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]
+    _, item_code, per_item = np.unique(item, return_inverse=True, return_counts=True)
+    item_code = item_code.ravel()
+    shared = per_item[item_code] >= 2
+    rows, item_code = rows[shared], item_code[shared]
+    result = {"items": int(np.unique(item_code).size), "f1": math.nan, "f1_severity": math.nan, "judge_pairs": 0,
+              "alpha": math.nan}
+    if rows.size == 0:
+        return result
+    value = obs.score if score_of == "esa" else -obs.penalty
+    result["alpha"] = es.krippendorff_interval(item_code, obs.annotator[rows], value[rows])
+    where = {(int(obs.judgment[r]), obs.key[r]): (int(c), int(obs.annotator[r])) for r, c in zip(rows, item_code,
+                                                                                                  strict=True)}
+    severities = {"minor": 0, "major": 1, "critical": 2}
+    marks = [(where[(j, k)], s, start, end) for j, k, s, _cat, side, start, end in spans
+             if (j, k) in where and not side and start is not None]
+    segment = [c for c, _ in where.values()] + [m[0][0] for m in marks]
+    judge = [a for _, a in where.values()] + [m[0][1] for m in marks]
+    start = [-1] * len(where) + [m[2] for m in marks]
+    end = [-1] * len(where) + [m[3] for m in marks]
+    severity = [0] * len(where) + [severities.get(m[1], 3) for m in marks]
+    f1 = es.span_f1(segment, judge, start, end, severity)
+    result.update(f1=f1.f1, f1_severity=f1.f1_severity, judge_pairs=f1.pairs)
+    return result

@@ -1,0 +1,241 @@
+"""Loading an error-span campaign's judgments as arrays, expanded and summed in the database.
+
+One row per *observation*: a judgment of one candidate (ESA and MQM judge one candidate per item;
+contrastive ESA one per candidate key of its screen, the key's system and score read from the item's
+payload and the judgment's `scores`). Spans stay in the database: per observation only its number of
+spans by severity and its MQM penalty come back, the penalty summed in SQL over a small table of the
+weight of each distinct (category, severity, side); and per system the breakdown by category and
+severity. Span offsets are read only for segments that several judges rated (agreement, §11).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+
+from annotation.models import Assignment, Document, HitItem, Judgment, Segment, SystemOutput
+
+from ...stats.error_spans import MqmWeights
+
+KINDS = ("system", "bad", "tutorial")
+_KIND_OF_ITEM = {"system": 0, "bad_ref": 1, "tutorial": 2}
+
+
+def _tables() -> dict[str, str]:
+    q = connection.ops.quote_name
+    return {"judgment": q(Judgment._meta.db_table), "item": q(HitItem._meta.db_table),
+            "output": q(SystemOutput._meta.db_table), "segment": q(Segment._meta.db_table),
+            "document": q(Document._meta.db_table), "assignment": q(Assignment._meta.db_table)}
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+# Observations: judgment, candidate key, annotator, assignment completed?, kind, segment, system id or index,
+# document, score, hit, position, partner position, the perturbed candidate's original key, seconds.
+_SINGLE = """
+SELECT j.id, '', j.annotator_id, a.status = 'completed', i.item_type, i.segment_id, o.system_id, s.document_id,
+       j.score, i.hit_id, i.position, i.partner_position, NULL, j.seconds
+FROM {judgment} j
+JOIN {item} i ON i.id = j.item_id
+JOIN {output} o ON o.id = i.output_id
+JOIN {segment} s ON s.id = i.segment_id
+JOIN {assignment} a ON a.id = j.assignment_id
+WHERE j.campaign_id = %s AND j.id <= %s AND j.score IS NOT NULL
+ORDER BY j.id
+"""
+_CONTRASTIVE_PG = """
+SELECT j.id, c.value ->> 'key', j.annotator_id, a.status = 'completed',
+       CASE WHEN c.value ->> 'kind' = 'bad' THEN 'bad_ref' ELSE i.item_type END, i.segment_id,
+       (c.value ->> 'system')::int, s.document_id, (j.scores ->> (c.value ->> 'key'))::float, i.hit_id, i.position,
+       NULL, c.value ->> 'of', j.seconds
+FROM {judgment} j
+JOIN {item} i ON i.id = j.item_id
+JOIN {segment} s ON s.id = i.segment_id
+JOIN {assignment} a ON a.id = j.assignment_id
+CROSS JOIN LATERAL jsonb_array_elements(i.payload -> 'candidates') WITH ORDINALITY AS c(value, n)
+WHERE j.campaign_id = %s AND j.id <= %s AND j.scores IS NOT NULL
+ORDER BY j.id, c.n
+"""
+_CONTRASTIVE_SQLITE = """
+SELECT j.id, json_extract(c.value, '$.key'), j.annotator_id, a.status = 'completed',
+       CASE WHEN json_extract(c.value, '$.kind') = 'bad' THEN 'bad_ref' ELSE i.item_type END, i.segment_id,
+       json_extract(c.value, '$.system'), s.document_id,
+       json_extract(j.scores, '$."' || json_extract(c.value, '$.key') || '"'), i.hit_id, i.position, NULL,
+       json_extract(c.value, '$.of'), j.seconds
+FROM {judgment} j
+JOIN {item} i ON i.id = j.item_id
+JOIN {segment} s ON s.id = i.segment_id
+JOIN {assignment} a ON a.id = j.assignment_id, json_each(i.payload, '$.candidates') AS c
+WHERE j.campaign_id = %s AND j.id <= %s AND j.scores IS NOT NULL
+ORDER BY j.id, c.key
+"""
+# Spans as rows (judgment, candidate key, severity, category, side, start, end, system id, segment).
+_SPANS_PG = """
+SELECT j.id AS judgment, COALESCE(x.value ->> 'candidate', '') AS candidate, x.value ->> 'severity' AS severity,
+       COALESCE(x.value ->> 'category', '') AS category, COALESCE(x.value ->> 'side', 'target') = 'source' AS
+       source_side, (x.value ->> 'start')::int AS start_at, (x.value ->> 'end')::int AS end_at
+FROM {judgment} j CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(j.spans) = 'array' THEN j.spans
+                                                          ELSE '[]'::jsonb END) AS x(value)
+WHERE j.campaign_id = %s AND j.id <= %s {extra}
+"""
+_SPANS_SQLITE = """
+SELECT j.id AS judgment, COALESCE(json_extract(x.value, '$.candidate'), '') AS candidate,
+       json_extract(x.value, '$.severity') AS severity, COALESCE(json_extract(x.value, '$.category'), '') AS category,
+       COALESCE(json_extract(x.value, '$.side'), 'target') = 'source' AS source_side,
+       json_extract(x.value, '$.start') AS start_at, json_extract(x.value, '$.end') AS end_at
+FROM {judgment} j, json_each(CASE WHEN json_type(j.spans) = 'array' THEN j.spans ELSE '[]' END) AS x
+WHERE j.campaign_id = %s AND j.id <= %s {extra}
+"""
+
+
+@dataclass
+class Observations:
+    """One row per judged candidate, in judgment order. `system` is the campaign's system index (systems by
+    pk), `kind` an index of KINDS, `document` a document pk, `completed` whether the judge finished the HIT,
+    `partner` the row of the other member of a perturbation pair (-1 if none), `score` the 0–100 score (NaN
+    when the judgment has none, as imported MQM), `penalty` the MQM penalty (sum of error weights), and
+    `n_minor`, `n_major`, `n_critical`, `n_spans` span counts."""
+
+    judgment: np.ndarray
+    key: list
+    annotator: np.ndarray
+    completed: np.ndarray
+    kind: np.ndarray
+    segment: np.ndarray
+    system: np.ndarray
+    document: np.ndarray
+    score: np.ndarray
+    seconds: np.ndarray
+    partner: np.ndarray
+    penalty: np.ndarray
+    n_minor: np.ndarray
+    n_major: np.ndarray
+    n_critical: np.ndarray
+    n_spans: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.judgment.size)
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(**_tables(), extra=""), params)
+        return cursor.fetchall()
+
+
+def load_observations(campaign, last_id: int, system_pks: list[int], contrastive: bool) -> Observations:
+    """Every judged candidate of the campaign up to judgment `last_id`, with its span counts (not penalties:
+    see `add_penalties`)."""
+    sql = (_CONTRASTIVE_PG if _postgres() else _CONTRASTIVE_SQLITE) if contrastive else _SINGLE
+    rows = _fetch(sql, [campaign.pk, last_id])
+    n = len(rows)
+    if n == 0:
+        empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+        return Observations(empty_i, [], empty_i, np.zeros(0, bool), empty_i, empty_i, empty_i, empty_i, empty_f,
+                            empty_f, empty_i, empty_f, empty_i, empty_i, empty_i, empty_i)
+    (judgment, key, annotator, completed, item_type, segment, system, document, score, hit, position, partner,
+     original, seconds) = zip(*rows, strict=True)
+    judgment = np.array(judgment, dtype=np.int64)
+    system = np.array(system, dtype=np.int64)
+    if not contrastive:
+        system = np.searchsorted(np.asarray(system_pks, dtype=np.int64), system)
+    hit = np.array(hit, dtype=np.int64)
+    position = np.array(position, dtype=np.int64)
+    annotator = np.array(annotator, dtype=np.int64)
+    partner_row = np.full(n, -1, dtype=np.int64)
+    if contrastive:
+        # a bad column pairs with the column it degrades, in the same judgment
+        index = {(int(j), k): r for r, (j, k) in enumerate(zip(judgment, key, strict=True))}
+        for r, of in enumerate(original):
+            if of is not None and (int(judgment[r]), of) in index:
+                partner_row[r] = index[(int(judgment[r]), of)]
+    else:
+        partner = np.array([-1 if p is None else p for p in partner], dtype=np.int64)
+        # the pair's other member: same judge, same HIT, the partner position
+        slot = (annotator * (hit.max() + 1) + hit) * (position.max() + 1)
+        here, there = slot + position, slot + np.where(partner >= 0, partner, 0)
+        order = np.argsort(here, kind="stable")
+        found = np.searchsorted(here[order], there)
+        found = np.minimum(found, n - 1)
+        match = (partner >= 0) & (here[order][found] == there)
+        partner_row[match] = order[found[match]]
+    kind = np.array([_KIND_OF_ITEM.get(t, 0) for t in item_type], dtype=np.int64)
+    obs = Observations(
+        judgment=judgment, key=list(key), annotator=annotator, completed=np.array(completed, dtype=bool),
+        kind=kind, segment=np.array(segment, dtype=np.int64), system=system,
+        document=np.array(document, dtype=np.int64),
+        score=np.array([np.nan if s is None else s for s in score], dtype=np.float64),
+        seconds=np.array([np.nan if s is None else s for s in seconds], dtype=np.float64), partner=partner_row,
+        penalty=np.zeros(n), n_minor=np.zeros(n, np.int64), n_major=np.zeros(n, np.int64),
+        n_critical=np.zeros(n, np.int64), n_spans=np.zeros(n, np.int64))
+    return obs
+
+
+@dataclass
+class SpanCounts:
+    """Per distinct (observation row, category, severity, side): how many spans. Small enough to carry."""
+
+    row: np.ndarray
+    category: np.ndarray
+    severity: np.ndarray
+    side: np.ndarray
+    count: np.ndarray
+    categories: list[str]
+    severities: list[str]
+
+
+_COUNTS = """
+SELECT judgment, candidate, severity, category, source_side, COUNT(*) FROM ({spans}) AS t
+GROUP BY judgment, candidate, severity, category, source_side
+"""
+
+
+def span_counts(campaign, last_id: int, obs: Observations) -> SpanCounts:
+    """Spans counted per observation, category, severity and side, grouped in the database."""
+    spans = (_SPANS_PG if _postgres() else _SPANS_SQLITE).format(**_tables(), extra="")
+    rows = _fetch(_COUNTS.replace("{spans}", spans), [campaign.pk, last_id])
+    rows = [r for r in rows if r[2] is not None]
+    lookup = {(int(j), k): r for r, (j, k) in enumerate(zip(obs.judgment, obs.key, strict=True))}
+    kept = [(lookup[(int(j), k)], sev, cat, bool(side), c) for j, k, sev, cat, side, c in rows
+            if (int(j), k) in lookup]
+    categories = sorted({r[2] for r in kept})
+    severities = sorted({r[1] for r in kept})
+    cat_code = {c: i for i, c in enumerate(categories)}
+    sev_code = {s: i for i, s in enumerate(severities)}
+    if not kept:
+        z = np.zeros(0, dtype=np.int64)
+        return SpanCounts(z, z, z, np.zeros(0, bool), z, [], [])
+    row, sev, cat, side, count = zip(*kept, strict=True)
+    return SpanCounts(np.array(row, np.int64), np.array([cat_code[c] for c in cat], np.int64),
+                      np.array([sev_code[s] for s in sev], np.int64), np.array(side, bool),
+                      np.array(count, np.int64), categories, severities)
+
+
+def add_counts(obs: Observations, counts: SpanCounts, weights: MqmWeights) -> None:
+    """Fill the observations' span counts and MQM penalties from the grouped counts."""
+    from ...stats.error_spans import error_weights
+
+    n = obs.size
+    w = error_weights(counts.categories, counts.severities, counts.category, counts.severity, counts.side, weights)
+    obs.penalty = np.bincount(counts.row, weights=w * counts.count, minlength=n)
+    obs.n_spans = np.bincount(counts.row, weights=counts.count, minlength=n).astype(np.int64)
+    for name in ("minor", "major", "critical"):
+        if name in counts.severities:
+            chosen = counts.severity == counts.severities.index(name)
+            setattr(obs, f"n_{name}", np.bincount(counts.row[chosen], weights=counts.count[chosen],
+                                                  minlength=n).astype(np.int64))
+
+
+def spans_of(campaign, last_id: int, judgments: np.ndarray) -> list[tuple]:
+    """The spans of the given judgments: (judgment, candidate key, severity, category, source side, start, end)."""
+    if judgments.size == 0:
+        return []
+    ids = ",".join(str(int(j)) for j in np.unique(judgments))
+    sql = (_SPANS_PG if _postgres() else _SPANS_SQLITE).format(**_tables(), extra=f"AND j.id IN ({ids})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk, last_id])
+        return cursor.fetchall()

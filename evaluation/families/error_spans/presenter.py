@@ -1,0 +1,91 @@
+"""The error-span section of the results page: the system table with clusters, errors by category and severity as
+stacked bars, scores per domain, the workers' perturbation test, agreement, and one document with every judge's
+spans side by side, for reading disagreements."""
+from __future__ import annotations
+
+from annotation.models import Document, Judgment, System
+
+from ... import charts
+from ...presenters.formatting import fixed, percent
+from ...services.results_read import stored_rows
+from ..base import BadQuery
+
+SCORE_LABELS = {"esa": "ESA score (mean 0–100)", "mqm": "MQM score (minus weighted errors per segment)"}
+
+
+def pieces(text: str, spans: list[dict]) -> list[dict]:
+    """The text cut at the spans' edges: [{text, severity?, category?}], for marking in a template (which
+    escapes each piece). Offsets are code points; an omission becomes a `[missing]` piece at the end."""
+    cuts, out, at = sorted(spans, key=lambda s: (s["start"], s["end"])), [], 0
+    for span in cuts:
+        start, end = max(span["start"], at), span["end"]
+        if start > at:
+            out.append({"text": text[at:start]})
+        if end > start:
+            out.append({"text": text[start:end], "severity": span.get("severity"), "category": span.get("category")})
+            at = end
+        elif start == end == len(text):
+            continue
+    if at < len(text):
+        out.append({"text": text[at:]})
+    out += [{"text": "[missing]", "severity": s.get("severity"), "category": s.get("category")}
+            for s in cuts if s["start"] == s["end"] == len(text)]
+    return out
+
+
+def document_view(campaign, doc_id: str, system: str) -> dict:
+    """Every segment of one document as one system translated it, with each judge's spans and score."""
+    document = Document.objects.filter(campaign=campaign, doc_id=doc_id).first()
+    if document is None:
+        raise BadQuery(f"no document {doc_id[:60]!r} in this campaign")
+    target = System.objects.filter(campaign=campaign, name=system).first()
+    if target is None:
+        raise BadQuery(f"no system {system[:60]!r} in this campaign")
+    judgments = (Judgment.objects.filter(campaign=campaign, item__segment__document=document,
+                                         item__output__system=target, item__item_type="system")
+                 .select_related("annotator__user", "item__segment", "item__output").order_by("item__segment__seg_id",
+                                                                                             "annotator_id", "id"))
+    segments: dict[int, dict] = {}
+    for j in judgments:
+        segment = j.item.segment
+        entry = segments.setdefault(segment.pk, {"seg_id": segment.seg_id, "source": segment.source,
+                                                 "target": j.item.output.text, "judges": []})
+        entry["judges"].append({"worker": j.annotator.label, "score": j.score, "spans": j.spans or [],
+                                "pieces": pieces(j.item.output.text, j.spans or [])})
+    return {"document": doc_id, "system": system, "domain": document.domain, "segments": list(segments.values())}
+
+
+def page_context(campaign, header, workers: list[dict], request) -> dict:
+    summary = header.summary if header else {}
+    kind = summary.get("score_name", "esa")
+    systems = stored_rows(campaign, "systems")
+    breakdown = stored_rows(campaign, "breakdown")
+    order = [r["system"] for r in systems]
+    chart_rows = [{"label": r["system"], "cluster": r.get("cluster"), "is_reference": False,
+                   "score": (r["score"], None, None)} for r in systems if r.get("rank")]
+    params = request.GET if request is not None else {}
+    documents = list(Document.objects.filter(campaign=campaign).order_by("position")
+                     .values_list("doc_id", flat=True)[:500])
+    view = None
+    chosen_doc = params.get("document") or (documents[0] if documents else "")
+    chosen_system = params.get("system") or (order[0] if order else "")
+    if chosen_doc and chosen_system:
+        try:
+            view = document_view(campaign, chosen_doc, chosen_system)
+        except BadQuery as exc:
+            view = {"error": str(exc)}
+    return {
+        "summary": summary, "score_label": SCORE_LABELS.get(kind, kind),
+        "systems": [{**r, "score_text": fixed(r["score"], 2 if kind == "mqm" else 1),
+                     "mean_text": fixed(r.get("mean_score"), 1)} for r in systems],
+        "ranking_chart": charts.ranking_chart(chart_rows, title=SCORE_LABELS.get(kind, kind),
+                                              panels=(("score", kind),), width=560) if chart_rows else "",
+        "error_bars": charts.stacked_error_bars(breakdown, order, title="Errors per judgment by category and severity"),
+        "breakdown": breakdown,
+        "domains": stored_rows(campaign, "domains"),
+        "perturbation": [{**r, "p_text": charts.format_p(r["p_value"]), "major_text": percent(r["major_on_perturbed"])}
+                         for r in stored_rows(campaign, "perturbation")],
+        "agreement": [{**r, "value_text": fixed(r["value"], 3)} for r in stored_rows(campaign, "agreement")],
+        "documents": documents, "system_names": order, "chosen_document": chosen_doc,
+        "chosen_system": chosen_system, "document_view": view,
+    }

@@ -1,0 +1,159 @@
+"""Compute and store an error-span campaign's results (docs/methods.md §11): system scores with clusters and rank
+ranges, the significance matrix, scores per domain, errors by category and severity, span agreement and the
+workers' perturbation test."""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+from django.db.models import Count, Max
+
+from annotation.models import Annotator, Campaign, Document, Judgment, System
+
+from ...models import CampaignResults, WorkerResult
+from ...presets import conventions_of
+from ...services.storing import finite, jsonable, replace_results
+from ...stats.error_spans import GOOGLE, MQM_PRESETS
+from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows
+from .loading import add_counts, load_observations, span_counts, spans_of
+from .presets import FAMILY, SPAN_RULES
+
+
+def score_kind(campaign: Campaign) -> str:
+    """"mqm" for protocols that weigh errors by category (MQM), else "esa" (the 0–100 score)."""
+    return "mqm" if getattr(campaign.protocol_spec, "mqm", False) else "esa"
+
+
+def rules_of(campaign: Campaign, preset: str):
+    options = campaign.options or {}
+    rules = SPAN_RULES.get(preset) or SPAN_RULES["wmt24-esa"]
+    if options.get("significance_test") in SIGNIFICANCE_METHODS:
+        rules = replace(rules, significance=options["significance_test"])
+    if "min_items" in options:
+        rules = replace(rules, min_items=int(options["min_items"]))
+    return rules
+
+
+def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
+    started = time.perf_counter()
+    last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+    systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
+    pks, names = [pk for pk, _ in systems], [name for _, name in systems]
+    contrastive = bool(getattr(campaign.protocol_spec, "contrastive", False))
+    obs = load_observations(campaign, last_id, pks, contrastive)
+    if obs.size == 0:
+        return None
+    options = campaign.options or {}
+    weights = MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE)
+    counts = span_counts(campaign, last_id, obs)
+    add_counts(obs, counts, weights)
+    documents = list(Document.objects.filter(campaign=campaign).values_list("pk", "domain"))
+    domain_names = sorted({domain for _, domain in documents})
+    domain_code = {name: i for i, name in enumerate(domain_names)}
+    domain_of_document = {pk: domain_code[domain] for pk, domain in documents}
+    conventions = conventions_of(campaign, FAMILY)
+    rules = rules_of(campaign, conventions.preset)
+    kind = score_kind(campaign)
+    result = analyse(obs, len(names), domain_of_document, len(domain_names), rules, kind, conventions.test,
+                     conventions.threshold, conventions.threshold_rule, conventions.cluster_rule,
+                     seed=int(campaign.seed or 0))
+    counted = result.counted
+    shared_rows = _rows_of_shared_items(obs, counted)
+    spans = spans_of(campaign, last_id, obs.judgment[shared_rows])
+    agreed = agreement(obs, counted, spans, kind)
+
+    labels = {a.pk: a.label for a in Annotator.objects.filter(pk__in=result.workers.tolist()).select_related("user")}
+    hits = dict(Judgment.objects.filter(campaign=campaign, id__lte=last_id).values("annotator_id")
+                .annotate(h=Count("assignment_id", distinct=True)).values_list("annotator_id", "h"))
+    workers = [WorkerResult(
+        campaign=campaign, annotator_id=int(aid), worker=labels.get(int(aid), ""), hits=hits.get(int(aid), 0),
+        judgments=int(result.worker_judgments[w]), pairs=int(result.worker_pairs[w]), test=conventions.test[:16],
+        p_value=finite(result.worker_p[w]), reliable=bool(result.worker_reliable[w]),
+        mean_seconds=finite(result.worker_seconds[w])) for w, aid in enumerate(result.workers)]
+    tables = {
+        "systems": systems_rows(names, result, kind),
+        "significance": significance_rows(names, result),
+        "domains": [{"system": names[i], "domain": domain or "(none)", "score": finite(result.domain_scores[i, d]),
+                     "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
+                    if np.isfinite(result.domain_scores[i, d])],
+        "breakdown": breakdown_rows(names, obs, counted, counts, result),
+        "perturbation": [{"worker": labels.get(int(aid), ""), "pairs": int(result.worker_pairs[w]),
+                          "p_value": finite(result.worker_p[w]), "reliable": bool(result.worker_reliable[w]),
+                          "major_on_perturbed": finite(result.worker_major_on_perturbed[w])}
+                         for w, aid in enumerate(result.workers)],
+        "agreement": [{"measure": "span F1 (characters)", "value": finite(agreed["f1"]),
+                       "n": agreed["judge_pairs"]},
+                      {"measure": "span F1 (characters, same severity)", "value": finite(agreed["f1_severity"]),
+                       "n": agreed["judge_pairs"]},
+                      {"measure": "Krippendorff's alpha (interval) on the scores", "value": finite(agreed["alpha"]),
+                       "n": agreed["items"]}],
+    }
+    summary = {
+        "score_name": kind, "systems": len(names), "observations": obs.size, "counted": int(counted.sum()),
+        "perturbed": int((obs.kind == 1).sum()), "tutorial": int((obs.kind == 2).sum()),
+        "spans": int(obs.n_spans.sum()), "domains": [d or "(none)" for d in domain_names],
+        "workers": int(result.workers.size), "reliable_workers": int(result.worker_reliable.sum()),
+        "conventions": conventions.as_dict(), "rules": rules.__dict__,
+        "mqm_weights": weights.name if kind == "mqm" else None, "agreement": jsonable(agreed),
+        "unranked": [names[i] for i in range(len(names)) if result.system_items[i] and not result.ranked[i]],
+    }
+    return replace_results(campaign, {WorkerResult: workers}, {
+        "seconds": time.perf_counter() - started, "judgments": int(np.unique(obs.judgment).size),
+        "last_judgment_id": last_id, "summary": jsonable(summary), "agreement": {}, "translations": b""},
+        tables=tables)
+
+
+def _rows_of_shared_items(obs, counted) -> np.ndarray:
+    rows = np.flatnonzero(counted & (obs.kind == SYSTEM))
+    item = obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]
+    _, code, per = np.unique(item, return_inverse=True, return_counts=True)
+    return rows[per[code.ravel()] >= 2]
+
+
+def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict]:
+    """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations."""
+    c = result.clusters
+    rows = []
+    for i, name in enumerate(names):
+        if result.system_items[i] == 0:
+            continue
+        ranked = bool(result.ranked[i])
+        rows.append({
+            "system": name, "score": finite(result.system_score[i]), "score_name": kind,
+            "n": int(result.system_items[i]), "observations": int(result.system_observations[i]),
+            "rank": int(c.rank[i]) if ranked else None,
+            "rank_range": [int(c.rank_low[i]), int(c.rank_high[i])] if ranked else None,
+            "cluster": int(c.cluster[i]) if ranked and c.cluster[i] > 0 else None,
+            "mean_score": finite(result.mean_score[i]), "ranked": ranked})
+    return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["system"]))
+
+
+def significance_rows(names: list[str], result: SpanAnalysis) -> list[dict]:
+    s = result.significance
+    return [{"system": names[i], "opponent": names[j], "p_value": finite(s.p[i, j]), "shared_items": int(s.n[i, j]),
+             "method": s.method} for i in range(len(names)) for j in range(len(names))
+            if i != j and s.n[i, j] > 0]
+
+
+def breakdown_rows(names: list[str], obs, counted, counts, result: SpanAnalysis) -> list[dict]:
+    """Errors per system by category and severity over the counted system items, with the rate per item."""
+    keep = counted[counts.row] & (obs.kind[counts.row] == SYSTEM)
+    if not keep.any():
+        return []
+    system = obs.system[counts.row[keep]]
+    n_c, n_s = max(len(counts.categories), 1), max(len(counts.severities), 1)
+    cell = (system * n_c + counts.category[keep]) * n_s + counts.severity[keep]
+    total = np.bincount(cell, weights=counts.count[keep], minlength=len(names) * n_c * n_s)
+    observations = np.bincount(obs.system[counted & (obs.kind == SYSTEM)], minlength=len(names))
+    rows = []
+    for index in np.flatnonzero(total):
+        s, rest = divmod(int(index), n_c * n_s)
+        c, v = divmod(rest, n_s)
+        rows.append({"system": names[s], "category": counts.categories[c] or "(none)",
+                     "severity": counts.severities[v], "errors": int(total[index]),
+                     "per_judgment": finite(total[index] / observations[s]) if observations[s] else None})
+    return rows
+
+
+__all__ = ["compute_error_spans", "counted_rows"]
