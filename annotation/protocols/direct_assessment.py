@@ -1,10 +1,12 @@
 """Direct Assessment on a 100-point slider: fluency, monolingual adequacy and source-based
-adequacy (docs/methods.md §1-§3). The HIT structure is in services.hit_builder."""
+adequacy (docs/methods.md §1-§3). The HIT structure is in services.hit_builder; document-level DA
+(`document_mode`, docs/methods.md §1.1) in services.document_builder."""
 from __future__ import annotations
 
 import random
 
 from ..services.degradation import degrade_adequacy, degrade_fluency
+from ..services.document_builder import plan_document_hits
 from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 from . import register
 from .base import Protocol, language_name, require_item_id, require_number
@@ -34,6 +36,19 @@ DA_OPTIONS = (
            default_text="the preset's"),
     Option("reference_as_system", "bool", False, "Rank the human reference among the systems in the results.",
            target="options"),
+    Option("document_mode", "bool", None, "Document-level DA (WMT20–23): HITs of whole documents, each segment "
+           "rated in order with its document in view, then the whole document rated as one more item "
+           "(docs/methods.md#document-level-da).", target="options", default_text="no"),
+    Option("sqm_labels", "bool", None, "Label the slider with SQM's marks (WMT22–23): 0 no meaning preserved, "
+           "2 some meaning preserved, 4 most meaning preserved and few grammar mistakes, 6 perfect meaning and "
+           "grammar, at 0, 33.3, 66.7 and 100.", label="SQM labels", target="options", default_text="no"),
+)
+#: SQM's described marks (0–6 scale) at their places on the 0–100 slider (docs/methods.md §1.1).
+SQM_MARKS = (
+    {"at": 0.0, "sqm": 0, "text": "No meaning preserved"},
+    {"at": 33.33, "sqm": 2, "text": "Some meaning preserved"},
+    {"at": 66.67, "sqm": 4, "text": "Most meaning preserved and few grammar mistakes"},
+    {"at": 100.0, "sqm": 6, "text": "Perfect meaning and grammar"},
 )
 
 
@@ -62,22 +77,60 @@ class DirectAssessment(Protocol):
         return []
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
-        return plan_da_hits(content.outputs, self.degrade, hit_size, rng)
+        if options.get("document_mode"):
+            plans = plan_document_hits(content, self.degrade, hit_size, rng)
+        else:
+            plans = plan_da_hits(content.outputs, self.degrade, hit_size, rng)
+        if options.get("sqm_labels"):  # on the items, so the screen needs no read of the campaign
+            for hit in plans:
+                for plan in hit:
+                    plan.payload["sqm"] = True
+        return plans
+
+    @staticmethod
+    def _candidate(item) -> str:
+        if item.text:
+            return item.text
+        if item.output_id is not None:
+            return item.output.text
+        return item.segment.reference
+
+    def _context(self, segment) -> dict:
+        if self.context == "reference":
+            return {"reference": segment.reference}
+        if self.context == "source":
+            return {"source": segment.source}
+        return {}
 
     def item_payload(self, item) -> dict:
-        segment = item.segment
-        if item.text:
-            candidate = item.text
-        elif item.output_id is not None:
-            candidate = item.output.text
+        stored = item.payload or {}
+        unit = stored.get("unit")
+        if unit is None:
+            payload = {"id": item.id, "protocol": self.name, "candidate": self._candidate(item),
+                       **self._context(item.segment)}
         else:
-            candidate = segment.reference
-        payload = {"id": item.id, "protocol": self.name, "candidate": candidate}
-        if self.context == "reference":
-            payload["reference"] = segment.reference
-        elif self.context == "source":
-            payload["source"] = segment.source
+            payload = self._document_payload(item, unit, stored)
+        if stored.get("sqm"):
+            payload["marks"] = [dict(mark) for mark in SQM_MARKS]
         return payload
+
+    def _document_payload(self, item, unit: str, stored: dict) -> dict:
+        """A document-mode item: the unit's segments as this HIT shows them (degraded in a bad copy), each with
+        the id of its item so the screen can show the scores already given; `current` is the segment being
+        rated, null for the document item."""
+        from ..models import HitItem
+
+        first, count = int(stored["first"]), int(stored["count"])
+        items = list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)
+                     .select_related("segment", "output").order_by("position"))
+        segments = [{"item": i.id, "candidate": self._candidate(i), **self._context(i.segment)} for i in items]
+        if unit == "document":
+            return {"id": item.id, "protocol": self.name, "unit": "document",
+                    "candidate": "\n".join(s["candidate"] for s in segments),
+                    "document": {"segments": segments, "current": None}}
+        return {"id": item.id, "protocol": self.name, "unit": "segment", "candidate": self._candidate(item),
+                **self._context(item.segment),
+                "document": {"segments": segments, "current": item.position - first}}
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)

@@ -12,9 +12,10 @@ from . import presenter, presets  # noqa: F401  (registers the family's statisti
 from .calibration import CalibrationError, calibration, compare_context, ranked_systems, top_system
 from .models import SignificanceResult, SystemResult
 from .serializers import SystemResultSerializer
-from .storage import compute_da, compute_study
+from .storage import DOCUMENT_KEY, compute_da, compute_study
 
 WORKER_FILTERS = ("reliable", "all")
+UNITS = ("segment", "document")
 
 
 def _workers_param(params: Mapping[str, str]) -> str:
@@ -22,6 +23,22 @@ def _workers_param(params: Mapping[str, str]) -> str:
     if value not in WORKER_FILTERS:
         raise BadQuery("workers must be reliable or all")
     return value
+
+
+def _document_tables(campaign, params: Mapping[str, str]) -> dict | None:
+    """The stored document-level tables when `unit=document` asks for them (document-level DA,
+    docs/methods.md §1.1), None for the segment level (the default); a bad unit, or `document` for a campaign
+    without document items, is a BadQuery."""
+    unit = params.get("unit", "segment")
+    if unit not in UNITS:
+        raise BadQuery("unit must be segment or document")
+    if unit == "segment":
+        return None
+    if not (campaign.options or {}).get("document_mode"):
+        raise BadQuery("unit=document needs a campaign imported with document_mode")
+    header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
+    summary = header.summary if header else {}
+    return {"conventions": summary.get("conventions"), **(summary.get(DOCUMENT_KEY) or {})}
 
 
 class DirectAssessmentFamily(Family):
@@ -41,6 +58,11 @@ class DirectAssessmentFamily(Family):
 
     def systems(self, campaign, params):
         workers = _workers_param(params)
+        documents = _document_tables(campaign, params)
+        if documents is not None:
+            return {**freshness(campaign).as_api(), "workers": workers, "unit": "document",
+                    "conventions": documents["conventions"],
+                    "results": (documents.get(workers) or {}).get("results", [])}
         rows = SystemResult.objects.filter(campaign=campaign, workers=workers).order_by("rank", "system")
         header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
         return {**freshness(campaign).as_api(), "workers": workers,
@@ -50,6 +72,11 @@ class DirectAssessmentFamily(Family):
     def significance(self, campaign, params):
         """One-sided Wilcoxon rank-sum p-values between systems, in rank order; p[i][j]: i better than j."""
         workers = _workers_param(params)
+        documents = _document_tables(campaign, params)
+        if documents is not None:
+            stored = (documents.get(workers) or {}).get("significance") or {}
+            return {**freshness(campaign).as_api(), "workers": workers, "unit": "document",
+                    **{key: stored.get(key, []) for key in ("systems", "p_values", "stars")}}
         matrix = SignificanceResult.objects.filter(campaign=campaign, workers=workers).first()
         body = {"systems": matrix.systems, "p_values": matrix.p_values, "stars": matrix.stars} if matrix else {
             "systems": [], "p_values": [], "stars": []}

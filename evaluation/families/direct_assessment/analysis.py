@@ -21,6 +21,7 @@ from evaluation.presets import passes
 
 SYSTEM, BAD_REF, REPEAT, REFERENCE = 0, 1, 2, 3
 ITEM_CODES = {"system": SYSTEM, "bad_ref": BAD_REF, "repeat": REPEAT, "reference": REFERENCE}
+SEGMENT, DOCUMENT = 0, 1
 HUMAN_REFERENCE = "human reference"
 KAPPA_BINS = (5, 4, 2)
 
@@ -39,6 +40,10 @@ class DAJudgments:
     score: np.ndarray
     seconds: np.ndarray
     system_names: list[str]
+    #: Document-level DA (docs/methods.md §1.1): 1 for a document item's judgment, 0 for a segment's; None
+    #: when the campaign has no document items. A document item's `segment` and `output` are those of its
+    #: document's first segment.
+    unit: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.score.size)
@@ -50,7 +55,20 @@ class DAJudgments:
             return self
         order = np.argsort(ids, kind="stable")
         return DAJudgments(**{name: getattr(self, name)[order] for name in _ROW_ARRAYS},
-                           system_names=self.system_names)
+                           system_names=self.system_names, unit=None if self.unit is None else self.unit[order])
+
+    def has_documents(self) -> bool:
+        return self.unit is not None and bool(np.any(self.unit == DOCUMENT))
+
+    def keyed_by_unit(self) -> DAJudgments:
+        """The same rows with each document item's `output` moved past every real output id, so that the
+        quality-control pairs and the agreement pairs never join a document item with its first segment."""
+        if not self.has_documents():
+            return self
+        shift = (self.unit == DOCUMENT) & (self.output >= 0)
+        output = np.where(shift, self.output + int(self.output.max(initial=0)) + 1, self.output)
+        return DAJudgments(**{**{name: getattr(self, name) for name in _ROW_ARRAYS}, "output": output},
+                           system_names=self.system_names, unit=self.unit)
 
 
 _ROW_ARRAYS = ("judgment_id", "annotator_id", "assignment", "item_type", "system", "segment", "output", "score",
@@ -100,6 +118,8 @@ class DAAnalysis:
     assumption_a: stats.AssumptionAResult
     repeat_pairs: np.ndarray
     systems: dict[str, SystemTable] = field(default_factory=dict)
+    #: Document-level DA: the same tables over the document items' judgments (empty without document items).
+    document_systems: dict[str, SystemTable] = field(default_factory=dict)
     summary: dict = field(default_factory=dict)
     agreement: dict = field(default_factory=dict)
 
@@ -136,7 +156,7 @@ def _quality_pairs(data: DAJudgments) -> tuple[np.ndarray, np.ndarray, stats.ZSc
 def pooled_reliability(campaigns: list[DAJudgments], test: str, threshold: float) -> PooledReliability:
     """Run `test` on each worker's pairs over all `campaigns` at once (a study; docs/methods.md §4): the
     campaigns' rows side by side, each with its own z-scores, workers matched by annotator id."""
-    parts = [_quality_pairs(data.in_id_order()) for data in campaigns]
+    parts = [_quality_pairs(data.in_id_order().keyed_by_unit()) for data in campaigns]
     union = np.unique(np.concatenate([ids for ids, *_ in parts])) if parts else np.empty(0, np.int64)
     offset, workers, scores, zs, bad, bad_orig, rep, rep_orig = 0, [], [], [], [], [], [], []
     for annotator_ids, worker, z, q in parts:
@@ -217,7 +237,7 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, 
     "le": p ≤ α; a test with a fixed threshold uses its own) and their scores can be standardised.
     With `pooled`, p and the pairs come from the worker's pairs in the whole study.
     """
-    data = data.in_id_order()
+    data = data.in_id_order().keyed_by_unit()
     annotator_ids, worker, z, quality = _quality_pairs(data)
     n_workers = annotator_ids.size
     bad, rep, rep_orig = quality.bad, quality.rep, quality.rep_orig
@@ -242,9 +262,18 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, 
         assumption_a=assumption, repeat_pairs=np.bincount(worker[rep], minlength=n_workers),
     )
     counted = np.isin(data.item_type, [SYSTEM, REPEAT, REFERENCE] if reference_as_system else [SYSTEM, REPEAT])
+    documents = data.has_documents()
+    if documents:  # segments and documents are ranked apart, on the same z-scores (docs/methods.md §1.1)
+        counted_documents = counted & (data.unit == DOCUMENT)
+        counted = counted & (data.unit != DOCUMENT)
     analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system, cluster_rule)
     analysis.systems["reliable"] = _system_table(data, z.z, np.flatnonzero(counted & reliable[worker]),
                                                  reference_as_system, cluster_rule)
+    if documents:
+        analysis.document_systems["all"] = _system_table(data, z.z, np.flatnonzero(counted_documents),
+                                                         reference_as_system, cluster_rule)
+        analysis.document_systems["reliable"] = _system_table(
+            data, z.z, np.flatnonzero(counted_documents & reliable[worker]), reference_as_system, cluster_rule)
     share = stats.assumption_a_share(assumption, reliable)
     analysis.summary = {
         "workers": int(n_workers), "reliable_workers": int(reliable.sum()),
@@ -253,5 +282,7 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, 
         "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
         "assumption_a": {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in share.items()},
     }
+    if documents:
+        analysis.summary["document_judgments"] = int(np.sum(data.unit == DOCUMENT))
     analysis.agreement = _agreement(data, worker, z.z, rep, rep_orig)
     return analysis

@@ -139,8 +139,21 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
 # Tables ----------------------------------------------------------------------------------------
 
 def systems_table(campaign, params: Mapping[str, str]):
+    """Per worker filter, the systems; for document-level DA (docs/methods.md §1.1) a first column `unit` and
+    the document-level rows after the segment-level ones."""
     tables = system_rows(campaign)
-    return SYSTEM_COLUMNS, [r for w in WORKER_FILTERS for r in tables.get(w, [])]
+    rows = [r for w in WORKER_FILTERS for r in tables.get(w, [])]
+    if not (campaign.options or {}).get("document_mode"):
+        return SYSTEM_COLUMNS, rows
+    from ...models import CampaignResults
+    from .storage import DOCUMENT_KEY
+
+    header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
+    documents = (header.summary if header else {}).get(DOCUMENT_KEY) or {}
+    rows = [{"unit": "segment", **r} for r in rows] + [
+        {"unit": "document", "workers": w, **r} for w in WORKER_FILTERS for r in (documents.get(w) or {}).get(
+            "results", [])]
+    return ["unit", *SYSTEM_COLUMNS], rows
 
 
 def systems_latex(campaign, params: Mapping[str, str]) -> str:

@@ -90,8 +90,19 @@ def load_judgments(campaign: Campaign) -> DAJudgments:
     return DAJudgments(
         judgment_id=ints[:, 0], annotator_id=ints[:, 1], assignment=ints[:, 2], item_type=ints[:, 3],
         system=system_code, segment=ints[:, 5], output=ints[:, 6], score=table[:, 7], seconds=table[:, 8],
-        system_names=[systems[int(i)] for i in system_ids],
+        system_names=[systems[int(i)] for i in system_ids], unit=_units(campaign, ints[:, 0]),
     )
+
+
+def _units(campaign: Campaign, judgment_ids: np.ndarray) -> np.ndarray | None:
+    """Document-level DA: 1 where the judgment rates a whole document, else 0 (one more query, only for
+    campaigns imported with `document_mode`); None for every other campaign."""
+    if not (campaign.options or {}).get("document_mode"):
+        return None
+    documents = np.array(sorted(Judgment.objects.filter(campaign=campaign, score__isnull=False,
+                                                        item__payload__unit="document")
+                                .values_list("id", flat=True)), dtype=np.int64)
+    return np.isin(judgment_ids, documents).astype(np.int64)
 
 
 def _translations_blob(analysis: DAAnalysis) -> bytes:
@@ -125,33 +136,66 @@ def store(campaign: Campaign, analysis: DAAnalysis, n_judgments: int, last_judgm
     ]
     systems, matrices = [], []
     for filter_name, table in analysis.systems.items():
-        s, c = table.scores, table.clusters
-        for code, name in enumerate(table.names):
-            if s.n_judgments[code] == 0:
-                continue
-            systems.append(SystemResult(
-                campaign=campaign, workers=filter_name, system=name, is_reference=bool(table.is_reference[code]),
-                translations=int(s.n_segments[code]), judgments=int(s.n_judgments[code]),
-                mean_raw=_number(s.mean_raw[code]), mean_z=_number(s.mean_z[code]),
-                raw_low=_number(s.raw_ci_low[code]), raw_high=_number(s.raw_ci_high[code]),
-                z_low=_number(s.z_ci_low[code]), z_high=_number(s.z_ci_high[code]),
-                rank=int(c.rank[code]) if c.rank[code] > 0 else None,
-                cluster=int(c.cluster[code]) if c.cluster[code] > 0 else None,
-                rank_low=int(c.rank_low[code]) if c.rank_low[code] > 0 else None,
-                rank_high=int(c.rank_high[code]) if c.rank_high[code] > 0 else None,
-            ))
-        order = [int(i) for i in c.order]
-        matrices.append(SignificanceResult(
-            campaign=campaign, workers=filter_name, systems=[table.names[i] for i in order],
-            p_values=jsonable(table.significance.p[np.ix_(order, order)]),
-            stars=table.significance.stars[np.ix_(order, order)].tolist(),
-            wins=table.wins[np.ix_(order, order)].tolist(),
-        ))
+        systems += _system_results(campaign, filter_name, table)
+        matrices.append(_matrix(campaign, filter_name, table))
+    summary = jsonable(analysis.summary)
+    if analysis.document_systems:
+        summary[DOCUMENT_KEY] = _document_tables(campaign, analysis)
     replace_results(campaign, {WorkerResult: workers, SystemResult: systems, SignificanceResult: matrices}, {
         "seconds": seconds, "judgments": n_judgments, "last_judgment_id": last_judgment_id,
-        "summary": jsonable(analysis.summary), "agreement": jsonable(analysis.agreement),
+        "summary": summary, "agreement": jsonable(analysis.agreement),
         "translations": _translations_blob(analysis),
     })
+
+
+#: Where the summary keeps the document-level tables (document-level DA, docs/methods.md §1.1).
+DOCUMENT_KEY = "document_systems"
+
+
+def _system_results(campaign: Campaign, filter_name: str, table) -> list[SystemResult]:
+    s, c = table.scores, table.clusters
+    rows = []
+    for code, name in enumerate(table.names):
+        if s.n_judgments[code] == 0:
+            continue
+        rows.append(SystemResult(
+            campaign=campaign, workers=filter_name, system=name, is_reference=bool(table.is_reference[code]),
+            translations=int(s.n_segments[code]), judgments=int(s.n_judgments[code]),
+            mean_raw=_number(s.mean_raw[code]), mean_z=_number(s.mean_z[code]),
+            raw_low=_number(s.raw_ci_low[code]), raw_high=_number(s.raw_ci_high[code]),
+            z_low=_number(s.z_ci_low[code]), z_high=_number(s.z_ci_high[code]),
+            rank=int(c.rank[code]) if c.rank[code] > 0 else None,
+            cluster=int(c.cluster[code]) if c.cluster[code] > 0 else None,
+            rank_low=int(c.rank_low[code]) if c.rank_low[code] > 0 else None,
+            rank_high=int(c.rank_high[code]) if c.rank_high[code] > 0 else None,
+        ))
+    return rows
+
+
+def _matrix(campaign: Campaign, filter_name: str, table) -> SignificanceResult:
+    order = [int(i) for i in table.clusters.order]
+    return SignificanceResult(
+        campaign=campaign, workers=filter_name, systems=[table.names[i] for i in order],
+        p_values=jsonable(table.significance.p[np.ix_(order, order)]),
+        stars=table.significance.stars[np.ix_(order, order)].tolist(),
+        wins=table.wins[np.ix_(order, order)].tolist(),
+    )
+
+
+def _document_tables(campaign: Campaign, analysis: DAAnalysis) -> dict:
+    """Per worker filter, the document-level ranking as the `systems/` rows (rank order; unranked last) and its
+    significance matrix, as JSON."""
+    from .serializers import SystemResultSerializer
+
+    out = {}
+    for filter_name, table in analysis.document_systems.items():
+        rows = sorted(_system_results(campaign, filter_name, table),
+                      key=lambda r: (r.rank is None, r.rank or 0, r.system))
+        matrix = _matrix(campaign, filter_name, table)
+        out[filter_name] = {"results": jsonable([dict(SystemResultSerializer(r).data) for r in rows]),
+                            "significance": {"systems": matrix.systems, "p_values": matrix.p_values,
+                                             "stars": matrix.stars, "wins": matrix.wins}}
+    return out
 
 
 def compute_da(campaign: Campaign, data: DAJudgments | None = None,
