@@ -63,6 +63,11 @@ class ParsedJudgments:
     target_language: str = ""
     options: dict = field(default_factory=dict)
 
+    def store(self, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
+        """Write the judgments as a new analysis-only campaign (inside `import_judgments`' transaction); a format
+        that carries more than rows (texts, spans) overrides this."""
+        return _store(self, name, study, owner)
+
 
 def text_field(text: str, what: str, max_length: int) -> str:
     """A text field of an imported line, refused when too long or holding what no database stores."""
@@ -155,7 +160,7 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
-        return _store(parsed, name.strip(), study, owner)
+        return parsed.store(name.strip(), study, owner)
 
 
 def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
@@ -224,8 +229,14 @@ JUDGMENT_FORMATS["pairwise-csv"] = parse_pairwise_csv
 from .rank_import import parse_wmt_rank  # noqa: E402
 
 JUDGMENT_FORMATS["wmt-rank"] = parse_wmt_rank
+
+from .error_span_import import parse_esa_jsonl, parse_mqm_tsv  # noqa: E402
+
+JUDGMENT_FORMATS["mqm-tsv"] = parse_mqm_tsv
+JUDGMENT_FORMATS["esa-jsonl"] = parse_esa_jsonl
 #: Format options passed as plain text, by the command (--rows) and the API (field `rows`) alike: name -> help.
 FORMAT_TEXT_OPTIONS = {
     "rows": "wmt-rank: the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT.",
-    "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several.",
+    "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several; "
+            "mqm-tsv, esa-jsonl: the campaign's languages as source-target, e.g. en-de.",
 }

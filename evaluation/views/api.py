@@ -23,7 +23,7 @@ from ..serializers import CampaignSerializer
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.csv_export import csv_response
-from ..services.export import as_csv, as_json, columns_for, judgment_rows
+from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
 from ..services.results_read import freshness, z_lookup
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
@@ -157,15 +157,26 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
         return Response({"kind": options.get("reference_kind"), "values": options.get("reference_ranking"),
                          "recompute_queued": queued})
 
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json"], default="csv")],
-                   responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT})
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *SPAN_FORMATS], default="csv")],
+                   responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT,
+                              (200, "text/tab-separated-values"): OpenApiTypes.STR,
+                              (200, "application/x-ndjson"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def judgments(self, request, slug=None):
-        """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores."""
+        """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores; an error-span
+        campaign also as mqm-tsv (MQM) or esa-jsonl (ESA, contrastive ESA), the layouts it is imported in."""
         campaign = self.get_object()
         fmt = request.query_params.get("format", "csv")
+        if fmt in SPAN_FORMATS:
+            problem = span_format_problem(campaign, fmt)
+            if problem:
+                return bad_request(problem)
+            _, writer, content_type, suffix = SPAN_FORMATS[fmt]
+            response = StreamingHttpResponse(writer(campaign), content_type=content_type)
+            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{suffix}"'
+            return response
         if fmt not in ("csv", "json"):
-            return bad_request("format must be csv or json")
+            return bad_request(f"format must be one of csv, json, {', '.join(SPAN_FORMATS)}")
         rows = judgment_rows(campaign, z_lookup(campaign))
         if fmt == "json":
             return StreamingHttpResponse(as_json(rows), content_type="application/json")

@@ -15,7 +15,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file")
-        parser.add_argument("--format", required=True, choices=sorted(JUDGMENT_FORMATS))
+        parser.add_argument("--format", required=True, choices=sorted(JUDGMENT_FORMATS),
+                            help="wmt-da, pairwise-csv, wmt-rank, or the error-span formats mqm-tsv (Google's MQM "
+                                 "files) and esa-jsonl (docs/api.md §5).")
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", help="The protocol the judgments were made with (wmt-da: adequacy).")
         parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
