@@ -118,3 +118,85 @@ def test_the_results_page_and_api_show_the_error_spans_family(api, researcher):
     assert document["segments"] and all(s["judges"] for s in document["segments"])
     assert api.get(f"/api/campaigns/{campaign.slug}/document/", {"document": "nope", "system": "gamma"}
                    ).status_code == 400
+
+
+def judge_all(campaign, answer, workers=("w1",)):
+    """Every worker answers every item of their HITs with answer(item payload, HitItem) -> body."""
+    for worker in workers:
+        while True:
+            client = Client()
+            if client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker}).status_code != 302:
+                break
+            token = start(client, campaign, worker)
+            while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+                stored = HitItem.objects.select_related("output__system", "segment").get(pk=state["item"]["id"])
+                response = post_answer(client, token, {"item": stored.pk, **answer(state["item"], stored)})
+                assert response.status_code == 201, response.content
+
+
+def test_mqm_scores_are_minus_the_weighted_errors_by_hand():
+    """alpha: one minor Fluency/Punctuation (0.1) per segment; beta: one major Accuracy (5) + one minor (1);
+    gamma: one Non-translation (25, whatever its severity). MQM = −(weights) per segment, averaged."""
+    campaign = span_campaign("mqm", tutorial=0, perturbation_rate=0.0, min_items=1)
+    by_system = {
+        "alpha": [{"start": 0, "end": 3, "severity": "minor", "category": "Fluency/Punctuation"}],
+        "beta": [{"start": 0, "end": 3, "severity": "major", "category": "Accuracy/Mistranslation"},
+                 {"start": 4, "end": 9, "severity": "minor", "category": "Style"}],
+        "gamma": [{"start": 0, "end": 3, "severity": "minor", "category": "Non-translation"}],
+    }
+    judge_all(campaign, lambda item, stored: {"score": 50, "spans": by_system[stored.output.system.name]})
+    family_of(campaign).compute(campaign)
+    scores = {r["system"]: r["score"] for r in stored_rows(campaign, "systems")}
+    assert scores == pytest.approx({"alpha": -0.1, "beta": -6.0, "gamma": -25.0})
+    assert [r["system"] for r in stored_rows(campaign, "systems")] == ["alpha", "beta", "gamma"]
+    assert all(r["score_name"] == "mqm" for r in stored_rows(campaign, "systems"))
+    breakdown = {(r["system"], r["category"], r["severity"]): r["errors"] for r in stored_rows(campaign, "breakdown")}
+    assert breakdown[("beta", "Accuracy/Mistranslation", "major")] == 20
+    campaign.options = {**campaign.options, "mqm_weights": "google-source-zero"}
+    campaign.save()
+    family_of(campaign).compute(campaign)
+    assert {r["system"]: r["score"] for r in stored_rows(campaign, "systems")}["beta"] == pytest.approx(-6.0)
+
+
+def test_wmt25_counts_every_rating_and_separates_only_neighbours():
+    """Under WMT25 ESA the perturbed copies count as ratings of their system and the system score is the plain
+    mean of every rating; the significance matrix is scipy's one-sided paired Wilcoxon on the item means."""
+    from scipy import stats as sps
+
+    campaign = span_campaign(tutorial=0, perturbation_rate=0.2, statistics_preset="wmt25-esa",
+                             lines=span_lines(documents=6, per_doc=6))
+    rng = random.Random(3)
+    judge_all(campaign, lambda item, stored: {
+        "score": QUALITY[stored.output.system.name] - (30 if stored.item_type == "bad_ref" else 0)
+        + rng.randint(-3, 3)})
+    family_of(campaign).compute(campaign)
+    rows = list(Judgment.objects.filter(campaign=campaign).exclude(item__item_type="tutorial")
+                .values_list("item__output__system__name", "score", "item__segment_id"))
+    for name in QUALITY:
+        mine = [s for n, s, _ in rows if n == name]
+        assert {r["system"]: r["score"] for r in stored_rows(campaign, "systems")}[name] == pytest.approx(
+            sum(mine) / len(mine))
+    by_item = {}
+    for n, s, seg in rows:
+        by_item.setdefault((n, seg), []).append(s)
+    segments = sorted({seg for _, _, seg in rows})
+    a = np.array([np.mean(by_item[("alpha", s)]) for s in segments])
+    b = np.array([np.mean(by_item[("beta", s)]) for s in segments])
+    expected = sps.wilcoxon(a - b, zero_method="wilcox", correction=False, alternative="greater").pvalue
+    p = {(r["system"], r["opponent"]): r["p_value"] for r in stored_rows(campaign, "significance")}
+    assert p[("alpha", "beta")] == pytest.approx(expected, rel=1e-12)
+    systems = stored_rows(campaign, "systems")
+    assert [r["cluster"] for r in systems] == [1, 2, 3]
+    assert stored_rows(campaign, "systems")[0]["rank_range"] == [1, 1]
+
+
+def test_randomization_is_offered_as_an_option():
+    campaign = span_campaign(tutorial=0, perturbation_rate=0.0, significance_test="randomization", min_items=1)
+    judge_all(campaign, lambda item, stored: {"score": QUALITY[stored.output.system.name]
+                                              + (stored.segment.seg_id % 3)})
+    family_of(campaign).compute(campaign)
+    significance = stored_rows(campaign, "significance")
+    assert {r["method"] for r in significance} == {"randomization"}
+    # every item differs by the same amount: no swap pattern reaches the observed mean except the identity
+    # and its mirror, so p = (1 + 1 + ...) / (10000 + 1) with sampled patterns
+    assert all(r["p_value"] < 0.001 for r in significance)
