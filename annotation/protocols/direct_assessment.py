@@ -20,7 +20,7 @@ DA_OPTIONS = (
     Option("statistics_preset", "choice", None, "A named set of statistical conventions (test, threshold, "
            "cluster rule, scope); the options below override it (docs/methods.md#worker-reliability).",
            label="Statistics preset", choices="statistics_preset", target="options",
-           default_text="the family's default, WMT21 DA"),
+           default_text="the family's default: WMT21 DA for DA, WMT24 ESA for error spans"),
     Option("qc_test", "choice", None, "How careful workers are told from careless ones "
            "(docs/methods.md#worker-reliability).", label="Reliability test", choices="qc_test",
            default_text="the preset's"),
