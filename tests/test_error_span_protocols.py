@@ -147,8 +147,8 @@ def test_a_replay_with_the_spans_in_another_order_is_the_same_answer():
 
 
 def test_mqm_needs_a_category_of_the_campaigns_taxonomy():
-    campaign = span_campaign("mqm", tutorial=0, taxonomy="Accuracy/Mistranslation,Fluency/Punctuation,Other",
-                             critical=True)
+    campaign = span_campaign("mqm", lines=span_lines(tutorial=0, prefill=False),
+                             taxonomy="Accuracy/Mistranslation,Fluency/Punctuation,Other", critical=True)
     client = Client()
     token = start(client, campaign, "w1")
     item = client.get(f"/api/hit/{token}/").json()["item"]
@@ -216,3 +216,18 @@ def test_offsets_are_code_points_in_arabic_text():
     assert response.status_code == 201
     response, _ = answer_current(client, token, score=60, spans=[{"start": 0, "end": end + 1, "severity": "minor"}])
     assert response.status_code == 400
+
+
+def test_prefilled_spans_must_fit_the_campaigns_severities_and_taxonomy():
+    lines = span_lines(tutorial=0, prefill=False)
+    record = json.loads(lines[0])
+    record["error_spans"] = {"alpha": [{"start": 0, "end": 3, "severity": "critical"}]}
+    changed = [json.dumps(record)] + lines[1:]
+    with pytest.raises(CampaignFileError) as refused:
+        span_campaign(lines=changed)
+    assert "unknown severity 'critical'" in str(refused.value.errors) and "doc-0" in str(refused.value.errors)
+    assert span_campaign("mqm", lines=[json.dumps({**record, "error_spans": {"alpha": [
+        {"start": 0, "end": 3, "severity": "critical", "category": "Style"}]}})] + lines[1:], critical=True)
+    with pytest.raises(CampaignFileError) as refused:
+        span_campaign("mqm", lines=changed, critical=True)
+    assert "'category' is missing" in str(refused.value.errors)

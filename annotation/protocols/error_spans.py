@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 from ..services.error_span_builder import plan_contrastive_hits, plan_span_hits
+from ..services.hit_builder import HitPlanError
 from ..services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from . import register
 from .base import JudgmentError, Protocol, language_name, require_item_id, require_number
@@ -97,7 +98,23 @@ class ErrorSpans(Protocol):
         return list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY) if self.mqm else None
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
+        self.check_prefilled(content, options)
         return plan_span_hits(content, hit_size, options["perturbation_rate"], rng)
+
+    def check_prefilled(self, content, options: dict) -> None:
+        """The campaign file's AI-prefilled spans (`error_spans`) must be answers this campaign accepts: its
+        severities and, for MQM, its taxonomy (a judge who keeps one must be able to submit it)."""
+        if content.record is None:
+            return
+        for segment in content.segments:
+            prefilled = content.record(segment.index).get("error_spans") or {}
+            for system, spans in prefilled.items():
+                try:
+                    check_spans(spans, content.record(segment.index)["systems"][system], self.severities(options),
+                                self.categories(options))
+                except SpanError as exc:
+                    raise HitPlanError(f"document {segment.doc_id!r}, segment {segment.seg_id}: 'error_spans' of "
+                                       f"{system[:40]!r}: {exc}") from None
 
     def _document(self, item, system_id: int) -> list[dict]:
         from ..models import Segment, SystemOutput
@@ -206,6 +223,7 @@ class ContrastiveEsa(ErrorSpans):
         super().__init__(name, label, statement, mqm=False)
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
+        self.check_prefilled(content, options)
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:

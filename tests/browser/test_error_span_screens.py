@@ -25,7 +25,7 @@ from playwright.sync_api import Page, expect
 
 from annotation.models import Judgment
 from annotation.protocols import get_protocol
-from annotation.services.campaign_import import import_campaign
+from annotation.services.campaign_import import CampaignFileError, import_campaign
 
 from ..test_error_span_protocols import span_campaign
 
@@ -634,30 +634,28 @@ def test_prefilled_spans_kept_changed_and_deleted(live_server, browser):
         assert page.js_errors == []
 
 
-def test_mqm_suggested_span_without_a_category_must_get_one(live_server, browser):
+def test_mqm_suggested_span_is_recategorised_in_two_keystrokes(live_server, browser):
+    """A suggestion must already fit the campaign (the import refuses one without a category or with a severity
+    the campaign does not offer); the judge changes its severity and category by keyboard."""
     text = MUSEUM[0][1]
     lines = one_text_lines([text, MUSEUM[1][1]], [MUSEUM[0][0], MUSEUM[1][0]])
     first = json.loads(lines[0])
-    first["error_spans"] = {"alpha": [_suggested(text, "renovation", "critical")],
-                            "beta": [_suggested(text, "renovation", "critical")]}
+    suggestion = _suggested(text, "renovation", "critical", category="Accuracy/Mistranslation")
+    first["error_spans"] = {"alpha": [suggestion], "beta": [suggestion]}
     lines[0] = json.dumps(first, ensure_ascii=False)
-    campaign_ = campaign("mqm", lines=lines, source_language="de", name="MQM, suggested without category")
+    with pytest.raises(CampaignFileError):  # the same file without `critical` on offer is refused
+        campaign("mqm", lines=lines, source_language="de", name="MQM, critical not offered")
+    campaign_ = campaign("mqm", lines=lines, source_language="de", critical=True, name="MQM, suggested")
     with _page(browser, 1280, 900) as page:
-        posts: list[str] = []
-        page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
         _, state = _start(page, live_server, campaign_.slug, "mqm-prefilled")
         item = state["item"]
-        assert item["prefilled"] == [_suggested(text, "renovation", "critical")]
+        assert item["prefilled"] == [suggestion]
         assert marks(page)[0]["suggested"] and marks(page)[0]["severity"] == "critical"
-        click_slider(page, 0.5)
-        page.click("#submit")  # refused on the screen: critical is not offered, and there is no category
-        expect(page.locator(".es-message")).to_contain_text("severity is not one of this campaign's")
+        page.locator("mark").first.click()
         expect(page.locator("mark.es-active")).to_have_text("renovation")
         page.keyboard.press("2")
-        page.click("#submit")
-        expect(page.locator(".es-message")).to_contain_text("no category of this campaign yet")
-        assert posts == []
         page.keyboard.press("s")  # Style
+        click_slider(page, 0.5)
         status, _, _ = post_of(page, lambda: page.click("#submit"))
         assert status == 201
         start = text.index("renovation")
