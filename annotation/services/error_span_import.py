@@ -292,7 +292,7 @@ class ErrorSpanJudgments(ParsedJudgments):
 
 
 def _mqm_header(line: str) -> tuple[list[int], int]:
-    """The positions of the MQM columns (and -1 for a missing comment) and the number of fields; ValueError."""
+    """The positions of the nine MQM columns (read by name) and the number of fields; ValueError."""
     names = [name.strip().lower() for name in line.split("\t")]
     missing = [c for c in MQM_COLUMNS if c not in names]
     if missing:
