@@ -6,7 +6,14 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.management.commands.load_demo import DEMO_FILE, DEMO_HIT_SIZE, DEMO_WORKERS, DEMOS
+from annotation.management.commands.load_demo import (
+    DEMO_FILE,
+    DEMO_HIT_SIZE,
+    DEMO_SPAN_SEGMENTS,
+    DEMO_SPANS,
+    DEMO_WORKERS,
+    DEMOS,
+)
 from annotation.models import Assignment, Campaign
 from annotation.services.campaign_import import import_campaign
 
@@ -50,8 +57,27 @@ def test_load_demo_twice_and_an_older_demo_database():
                               source_language="de", target_language="en").campaign
     load_demo()
     load_demo()
-    assert Campaign.objects.count() == len(DEMOS)
+    assert Campaign.objects.count() == len(DEMOS) + 1  # and the ESA demo
     old.refresh_from_db()
     assert old.hits.count() == 1 and old.redundancy == DEMO_WORKERS
     client = Client()
     assert len({start(client, old, f"w{i}") for i in range(20)}) == 20
+
+
+def test_the_esa_demo_takes_a_worker_through_a_hit_of_whole_documents():
+    load_demo()
+    campaign = Campaign.objects.get(name=DEMO_SPANS[0])
+    assert campaign.protocol == "esa" and campaign.hits.count() * campaign.redundancy >= 20
+    client = Client()
+    token = start(client, campaign, "demo-worker-1")
+    answered = 0
+    while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+        item = state["item"]
+        assert item["document"]["segments"][item["document"]["current"]]["candidate"] == item["candidate"]
+        response = client.post(f"/api/hit/{token}/", {"item": item["id"], "score": 70, "spans": [
+            {"start": 0, "end": min(3, len(item["candidate"])), "severity": "minor"}]}, content_type="application/json")
+        assert response.status_code == 201, response.content
+        answered += 1
+    hit = Assignment.objects.get(token=token).hit
+    assert state["completion_code"] and answered == hit.size == hit.items.count()
+    assert max(campaign.hits.values_list("size", flat=True)) <= DEMO_SPAN_SEGMENTS + 3  # with perturbed copies

@@ -19,6 +19,9 @@ DEMOS = [
     ("Demo: adequacy de-en", "adequacy"),
     ("Demo: fluency de-en", "fluency"),
 ]
+#: The error-span demo (ESA, docs/methods.md §11): HITs of DEMO_SPAN_SEGMENTS segments, whole documents.
+DEMO_SPANS = ("Demo: ESA de-en", "esa")
+DEMO_SPAN_SEGMENTS = 12
 #: Distinct workers who can each get a HIT of a demo campaign at the same time.
 DEMO_WORKERS = 25
 #: Items per demo HIT (the smallest DA HIT: 14 outputs, with their quality controls).
@@ -51,6 +54,14 @@ class Command(BaseCommand):
                                                hit_size=DEMO_HIT_SIZE, source_language="de",
                                                target_language="en").campaign
             slugs.append(make_room(campaign).slug)
+        name, protocol = DEMO_SPANS
+        campaign = Campaign.objects.filter(name=name).first()
+        if campaign is None:
+            with DEMO_FILE.open("rb") as handle:
+                campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
+                                           hit_size=DEMO_SPAN_SEGMENTS, source_language="de", target_language="en",
+                                           options={"min_items": 1}).campaign
+        slugs.append(make_room(campaign).slug)
         user_model = get_user_model()
         admin, created = user_model.objects.get_or_create(username="admin", defaults={"is_staff": True,
                                                                                      "is_superuser": True})
@@ -61,7 +72,8 @@ class Command(BaseCommand):
         self.stdout.write("\nDemo ready.")
         for slug in slugs:
             self.stdout.write(f"  Annotator link: {base_url}/c/{slug}/start/?worker_id=demo-worker-1")
-        self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once, {DEMO_HIT_SIZE} items per HIT)")
+        self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once; {DEMO_HIT_SIZE} items per DA HIT, "
+                          f"{DEMO_SPAN_SEGMENTS} segments per ESA HIT)")
         password = admin_password if created else "(unchanged since it was created)"
         self.stdout.write(f"  Admin login:    {base_url}/admin/  user: admin  password: {password}")
         self.stdout.write(f"  API token:      curl -H 'Authorization: Token {token.key}' {base_url}/api/campaigns/\n")
