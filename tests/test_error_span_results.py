@@ -137,7 +137,7 @@ def judge_all(campaign, answer, workers=("w1",)):
 def test_mqm_scores_are_minus_the_weighted_errors_by_hand():
     """alpha: one minor Fluency/Punctuation (0.1) per segment; beta: one major Accuracy (5) + one minor (1);
     gamma: one Non-translation (25, whatever its severity). MQM = −(weights) per segment, averaged."""
-    campaign = span_campaign("mqm", tutorial=0, perturbation_rate=0.0, min_items=1)
+    campaign = span_campaign("mqm", lines=span_lines(tutorial=0, prefill=False), perturbation_rate=0.0, min_items=1)
     by_system = {
         "alpha": [{"start": 0, "end": 3, "severity": "minor", "category": "Fluency/Punctuation"}],
         "beta": [{"start": 0, "end": 3, "severity": "major", "category": "Accuracy/Mistranslation"},

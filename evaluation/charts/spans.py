@@ -43,7 +43,7 @@ def stacked_error_bars(rows: Sequence[dict], systems: Sequence[str], *, title: s
     top_total = max(totals.values()) or 1.0
     label_chars = min(max(len(str(s)) for s in systems) + 2, 28)
     left, right, top, bar_h, gap = 12 + label_chars * CHAR, 70, 52, 18, 8
-    height = top + len(systems) * (bar_h + gap) + 34
+    height = top + len(systems) * (bar_h + gap) + 46
     span = width - left - right
     legend = [("swatch", colour[c], c) for c in categories[:8]]
     parts = [_legend(left, 16, legend),
@@ -51,8 +51,8 @@ def stacked_error_bars(rows: Sequence[dict], systems: Sequence[str], *, title: s
     for k in range(5):
         value = top_total * k / 4
         x = left + span * k / 4
-        parts.append(_line(x, top - 4, x, height - 30, "#E6E6E6"))
-        parts.append(_text(x, height - 14, f"{value:.2f}", "middle", MUTED))
+        parts.append(_line(x, top - 4, x, height - 42, "#E6E6E6"))
+        parts.append(_text(x, height - 26, f"{value:.2f}", "middle", MUTED))
     order = {(c, s): i for i, (c, s) in enumerate(sorted({(r["category"], r["severity"]) for r in shown}))}
     for i, system in enumerate(systems):
         y0 = top + i * (bar_h + gap)
@@ -69,5 +69,5 @@ def stacked_error_bars(rows: Sequence[dict], systems: Sequence[str], *, title: s
                                      OPACITY.get(r["severity"], 0.3), tip))
             x += w
         parts.append(_text(x + 6, y0 + bar_h / 2 + 4, f"{totals[system]:.2f}", fill=MUTED, size=11))
-    parts.append(_text(left + span / 2, height - 1, "errors per judgment", "middle", MUTED, size=11))
+    parts.append(_text(left + span / 2, height - 6, "errors per judgment", "middle", MUTED, size=11))
     return _svg(width, height, title, _join(parts))

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Campaign
+from annotation.protocols import get_protocol
 from annotation.services.campaign_import import import_campaign
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-de-en.jsonl"
@@ -58,9 +59,10 @@ class Command(BaseCommand):
         campaign = Campaign.objects.filter(name=name).first()
         if campaign is None:
             with DEMO_FILE.open("rb") as handle:
-                campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
-                                           hit_size=DEMO_SPAN_SEGMENTS, source_language="de", target_language="en",
-                                           options={"min_items": 1}).campaign
+                parsed = get_protocol(protocol).parse_options({
+                    "seed": 2026, "segments_per_hit": DEMO_SPAN_SEGMENTS, "source_language": "de",
+                    "target_language": "en", "min_items": 1})
+                campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
         slugs.append(make_room(campaign).slug)
         user_model = get_user_model()
         admin, created = user_model.objects.get_or_create(username="admin", defaults={"is_staff": True,

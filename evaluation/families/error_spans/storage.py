@@ -150,7 +150,7 @@ def breakdown_rows(names: list[str], obs, counted, counts, result: SpanAnalysis)
     for index in np.flatnonzero(total):
         s, rest = divmod(int(index), n_c * n_s)
         c, v = divmod(rest, n_s)
-        rows.append({"system": names[s], "category": counts.categories[c] or "(none)",
+        rows.append({"system": names[s], "category": counts.categories[c] or "all errors",
                      "severity": counts.severities[v], "errors": int(total[index]),
                      "per_judgment": finite(total[index] / observations[s]) if observations[s] else None})
     return rows
