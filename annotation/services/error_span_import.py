@@ -283,6 +283,8 @@ class ErrorSpanJudgments(ParsedJudgments):
     domains and spans)."""
 
     collected: Collected | None = None
+    #: Whether each item keeps its output's global `seg_id` (MQM files number segments across documents too).
+    global_ids: bool = False
 
     def store(self, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
         return store_error_spans(self, name, study, owner)
@@ -399,7 +401,7 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
     options = {"imported_format": "mqm-tsv", "mqm_weights": "google", "taxonomy": sorted(c.categories),
                "critical": "critical" in c.severities, "show_source": True, "perturbation_rate": 0.0}
     return ErrorSpanJudgments(rows=[], protocol="mqm", source_language=source_language,
-                              target_language=target_language, options=options, collected=c)
+                              target_language=target_language, options=options, collected=c, global_ids=True)
 
 
 def _mqm_judgment(c: Collected, number: int, key: tuple[str, ...], source: str, target: str
@@ -665,14 +667,14 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
                      "last_activity_at", "completed_at", "completion_code"],
         [(pk, hit_pk, annotator_pks[rater], new_token(), Assignment.Status.COMPLETED, end - first, now, now, now, "")
          for hit_pk, (rater, first, end) in zip(hit_pks, chunks, strict=True)])
-    mqm = parsed.protocol == "mqm"
+    global_ids = parsed.global_ids
 
     def items():
         for hit_pk, (_, first, end) in zip(hit_pks, chunks, strict=True):
             for position in range(end - first):
                 output = c.j_output[by_rater[first + position]]
                 yield (hit_pk, position, position // 10, "system", seg_pks[c.out_segment[output]],
-                       out_pks[output], "", {"seg_id": c.out_global[output]} if mqm else {})
+                       out_pks[output], "", {"seg_id": c.out_global[output]} if global_ids else {})
 
     item_pks = insert(HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
                                 "payload"], items(), count=n)

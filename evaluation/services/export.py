@@ -5,6 +5,7 @@ import json
 from collections.abc import Callable, Iterator
 
 from annotation.models import Campaign, Judgment, Segment, SystemOutput
+from annotation.protocols import all_protocols
 
 from .csv_export import csv_lines
 
@@ -16,7 +17,6 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
 #: What an error-span judgment adds: its spans and per-candidate scores, the spans its output was shown with
 #: (AI-prefilled) and the item's own text (a degraded copy, shown without them).
 _SPAN_FIELDS = ["spans", "scores", "item__output__spans", "item__text"]
-ERROR_SPANS = "error-spans"
 CHUNK = 2000
 
 
@@ -37,7 +37,7 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     """
     standardise = standardise or {}
     protocol = campaign.protocol_spec
-    spans = protocol.family == ERROR_SPANS
+    spans = "spans" in protocol.export_columns
     payload_keys = list(protocol.export_payload_keys)
     payload_fields = [f"item__payload__{key}" for key in payload_keys]
     extra = _SPAN_FIELDS if spans else []
@@ -161,7 +161,7 @@ def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target) 
 def esa_jsonl_lines(campaign: Campaign) -> Iterator[str]:
     """One JSON line per judged translation with its source and target (contrastive ESA: one per candidate
     shown, the degraded copies left out)."""
-    if campaign.protocol == "contrastive-esa":
+    if "scores" in campaign.protocol_spec.export_columns:  # a score per candidate: several on one screen
         yield from _contrastive_lines(campaign)
         return
     for (external_id, username, system, doc, domain, seg_id, _segment, _global, source, target, score,
@@ -197,17 +197,33 @@ def _contrastive_chunk(chunk: list[tuple]) -> Iterator[str]:
                             source, texts.get((segment, candidate.get("name")), ""))
 
 
-#: The error-span formats: name -> (the protocols whose campaigns it writes, writer, content type, file suffix).
-SPAN_FORMATS: dict[str, tuple[tuple[str, ...], Callable[[Campaign], Iterator[str]], str, str]] = {
-    "mqm-tsv": (("mqm",), mqm_tsv_lines, "text/tab-separated-values; charset=utf-8", "tsv"),
-    "esa-jsonl": (("esa", "contrastive-esa"), esa_jsonl_lines, "application/x-ndjson; charset=utf-8", "jsonl"),
+def _categorised(spec) -> bool:
+    """Whether the protocol's spans carry an MQM category (its `categories` names a taxonomy)."""
+    categories = getattr(spec, "categories", None)
+    return callable(categories) and categories({}) is not None
+
+
+def _writes_mqm(spec) -> bool:
+    return "spans" in spec.export_columns and _categorised(spec)
+
+
+def _writes_esa(spec) -> bool:
+    return "spans" in spec.export_columns and not _categorised(spec)
+
+
+#: The error-span formats: name -> (which protocols' campaigns it writes, writer, content type, file suffix). MQM
+#: needs spans with categories (MQM), ESA is written for the other protocols that declare spans (ESA, contrastive).
+SPAN_FORMATS: dict[str, tuple[Callable, Callable[[Campaign], Iterator[str]], str, str]] = {
+    "mqm-tsv": (_writes_mqm, mqm_tsv_lines, "text/tab-separated-values; charset=utf-8", "tsv"),
+    "esa-jsonl": (_writes_esa, esa_jsonl_lines, "application/x-ndjson; charset=utf-8", "jsonl"),
 }
 
 
 def span_format_problem(campaign: Campaign, fmt: str) -> str | None:
     """Why `campaign` cannot be exported as the error-span format `fmt` (None if it can)."""
-    protocols = SPAN_FORMATS[fmt][0]
-    if campaign.protocol not in protocols:
-        return (f"format {fmt} writes campaigns of protocol {' or '.join(protocols)}; this one is "
-                f"{campaign.protocol} (use csv or json)")
-    return None
+    writes = SPAN_FORMATS[fmt][0]
+    if writes(campaign.protocol_spec):
+        return None
+    names = [p.name for p in all_protocols() if writes(p)]
+    return (f"format {fmt} writes campaigns of protocol {' or '.join(names)}; this one is {campaign.protocol} "
+            "(use csv or json)")
