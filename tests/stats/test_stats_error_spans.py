@@ -118,3 +118,17 @@ def test_span_f1_by_hand():
     assert result.pairs == 4
     assert result.f1 == pytest.approx(2 * (2 + 1) / ((4 + 4) + (1 + 1) + 1 + 1))
     assert result.f1_severity == pytest.approx(2 * 2 / ((4 + 4) + (1 + 1) + 1 + 1))
+
+
+@pytest.mark.parametrize("n", range(1, 14))
+def test_small_samples_give_scipys_exact_and_permutation_p_values(n):
+    """n ≤ 13: the vectorised enumeration equals scipy's `method="auto"` (exact without ties, its permutation
+    test with ties or zeros), for every alternative."""
+    rng = np.random.default_rng(n)
+    cases = [rng.normal(size=n), rng.integers(-3, 4, size=n).astype(float), np.round(rng.normal(size=n), 1)]
+    for d in cases:
+        if not np.any(d):
+            continue
+        for alternative in ("greater", "less", "two-sided"):
+            expected = sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative).pvalue
+            assert es.wilcoxon_p(d, alternative) == pytest.approx(expected, rel=1e-12, abs=1e-15)

@@ -43,7 +43,7 @@ JOIN {item} i ON i.id = j.item_id
 JOIN {output} o ON o.id = i.output_id
 JOIN {segment} s ON s.id = i.segment_id
 JOIN {assignment} a ON a.id = j.assignment_id
-WHERE j.campaign_id = %s AND j.id <= %s AND j.score IS NOT NULL
+WHERE j.campaign_id = %s AND j.id <= %s
 ORDER BY j.id
 """
 _CONTRASTIVE_PG = """
