@@ -331,6 +331,15 @@ def esa_system_scores(campaign) -> dict[str, float]:
     return dict(zip(systems, system_means(item_system, means, len(systems)).tolist(), strict=True))
 
 
+def family_scores(campaign) -> dict[str, float]:
+    """The systems' scores as the error-spans result family computes and stores them (the results page, the API)."""
+    from evaluation.families import family_of
+    from evaluation.services.results_read import stored_rows
+
+    family_of(campaign).compute(campaign)
+    return {r["system"]: r["score"] for r in stored_rows(campaign, "systems")}
+
+
 def exported(api, campaign, fmt: str) -> bytes:
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": fmt})
     assert response.status_code == 200 and response.streaming, response
@@ -360,6 +369,7 @@ def test_an_mqm_export_re_imports_to_the_same_judgments_and_scores(api, research
     assert judgments_of(again) == judgments_of(original)
     assert texts_of(again) == texts_of(original)
     assert mqm_system_scores(again) == mqm_system_scores(original)
+    assert family_scores(again) == family_scores(original) == pytest.approx(mqm_system_scores(original))
     assert exported(api, again, "mqm-tsv") == tsv  # and the export of the re-import is the same file
 
 
@@ -379,6 +389,7 @@ def test_an_esa_export_re_imports_to_the_same_judgments_and_means(api, researche
         "d1": "news", "d2": "speech"}
     scores = esa_system_scores(original)
     assert scores == esa_system_scores(again)
+    assert family_scores(again) == family_scores(original)
     assert scores["sysA"] == pytest.approx((85 + 35.5) / 2)  # d1/1 (70 + 100) / 2, d1/2 35.5
 
 
