@@ -178,3 +178,26 @@ def test_ranking_statistics_and_trueskill_bootstrap_through_a_real_worker(celery
         assert [r["system"] for r in rows] == sorted(quality, key=quality.get, reverse=True), score
     gold = {r["worker"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/gold/").json()["results"]}
     assert not gold["random0"]["trusted"] and all(gold[f"careful{i}"]["trusted"] for i in range(4))
+
+
+def test_error_span_statistics_through_a_real_worker(celery_worker, settings, api, researcher):
+    """An ESA campaign judged through the annotator API (careful judges mark the perturbed copies, a careless one
+    scores at random); the error-spans family computes on the real worker (docs/methods.md §11) and recovers
+    the systems' order and the careless judge."""
+    from tests.test_error_span_protocols import span_campaign, span_lines
+    from tests.test_error_span_results import run_crowd
+
+    settings.RESULTS_AUTO_RECOMPUTE = False
+    campaign = span_campaign(perturbation_rate=0.25, redundancy=4, min_items=1,
+                             lines=span_lines(documents=6, per_doc=6))
+    campaign.owner = researcher
+    campaign.save(update_fields=["owner"])
+    run_crowd(campaign, careful=3, careless=1, seed=6)
+    with tasks_through_the_broker():
+        assert api.post(f"/api/campaigns/{campaign.slug}/compute/").status_code == 202
+        wait_for(lambda: CampaignResults.objects.filter(campaign=campaign).exists(), timeout=120)
+    rows = api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]
+    assert [r["system"] for r in rows] == ["alpha", "beta", "gamma"]
+    assert all(r["score_name"] == "esa" for r in rows)
+    workers = {r["worker"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/perturbation/").json()["results"]}
+    assert not workers["worker-3"]["reliable"] and all(workers[f"worker-{i}"]["reliable"] for i in range(3))
