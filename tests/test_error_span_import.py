@@ -539,3 +539,17 @@ def test_the_api_imports_both_formats_and_refuses_bad_files(api):
     assert response.status_code == 400
     assert response.json()["errors"] == [{"line": 1, "reason": "'score' must lie between 0 and 100, not 120"}]
     assert Campaign.objects.filter(name="Bad").count() == 0
+
+
+def test_compute_results_json_on_an_imported_mqm_campaign():
+    """The command prints every family endpoint it can answer without parameters (one document needs some)."""
+    from django.core.management import call_command
+
+    campaign = import_judgments(mqm_file(), fmt="mqm-tsv", name="MQM command").campaign
+    out = io.StringIO()
+    call_command("compute_results", campaign.slug, "--json", stdout=out)
+    body = json.loads(out.getvalue())
+    assert {r["system"] for r in body["systems"]["all"]} == {"sysA", "sysB"}
+    assert "breakdown" in body and "document" not in body
+    assert Judgment.objects.filter(campaign=campaign, ranks__isnull=True, scores__isnull=True).count() == \
+        Judgment.objects.filter(campaign=campaign).count()  # SQL NULL, not JSON null, on every database

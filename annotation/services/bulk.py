@@ -131,7 +131,9 @@ def insert(model, columns: Sequence[str], rows: Iterable[Sequence], *, count: in
         return _insert_in_batches(model, fields, rows, batch_size)
     defaults = _missing_defaults(model, {f.attname for f in fields})
     fields = [*fields, *(f for f, _ in defaults)]
-    encoders = [(lambda v: json.dumps(v)) if isinstance(f, models.JSONField) else None for f in fields]
+    # None is SQL NULL, as Django stores it (a JSON null would make `IS NULL` differ between the two paths)
+    encoders = [(lambda v: None if v is None else json.dumps(v)) if isinstance(f, models.JSONField) else None
+                for f in fields]
     encoded = ([enc(v) if enc else v for enc, v in zip(encoders, row, strict=True)]
                for row in _with_defaults(rows, defaults))
     columns = [f.column for f in fields]

@@ -33,7 +33,7 @@ class MqmWeights:
     source_side: float = 1.0
 
     def weight(self, category: str, severity: str, source_side: bool = False) -> float:
-        key = category.strip().lower()
+        key = category.strip().lower().rstrip("!")  # Google's files write "Non-translation!"
         top = key.split("/")[0]
         sev = severity.strip().lower()
         if key in ("no-error", "no error"):
@@ -50,7 +50,8 @@ GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1,
 #: 'creative reinterpretation' labels).
 GOOGLE_SOURCE_ZERO = MqmWeights("google-source-zero", categories={
     ("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0,
-    ("creative reinterpretation", "*"): 0.0, ("source issue", "*"): 0.0}, source_side=0.0)
+    ("creative reinterpretation", "*"): 0.0, ("source issue", "*"): 0.0, ("source error", "*"): 0.0},
+    source_side=0.0)
 MQM_PRESETS = {w.name: w for w in (GOOGLE, GOOGLE_SOURCE_ZERO)}
 
 

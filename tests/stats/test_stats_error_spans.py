@@ -132,3 +132,13 @@ def test_small_samples_give_scipys_exact_and_permutation_p_values(n):
         for alternative in ("greater", "less", "two-sided"):
             expected = sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative).pvalue
             assert es.wilcoxon_p(d, alternative) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def test_googles_category_labels_as_they_appear_in_the_published_files():
+    """Google's TSVs write 'Non-translation!' and 'Source error'; the weights read them as the presets mean."""
+    assert es.GOOGLE.weight("Non-translation!", "Major") == 25.0
+    assert es.GOOGLE.weight("Non-translation!", "minor") == 25.0
+    assert es.GOOGLE.weight("Source error", "Minor") == 1.0
+    assert es.GOOGLE_SOURCE_ZERO.weight("Source error", "Major") == 0.0
+    assert es.GOOGLE.weight("Fluency/Punctuation", "Minor") == 0.1
+    assert es.GOOGLE.weight("No-error", "No-error") == 0.0
