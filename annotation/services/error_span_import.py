@@ -12,9 +12,10 @@ mqm-tsv: a header naming the columns `system doc doc_id seg_id rater source targ
 optionally `comment` (other columns are ignored), then one row per error, fields split on tabs with no quote
 handling. A row's span is marked `<v>…</v>` in the source or the target; a row without marks is an error
 without a span; a `No-error` row with no marks only says the rater rated the segment. The rows of one (system,
-doc, doc_id, rater) are one judgment; spans may overlap (raters did mark overlapping errors). A row marks one
-error: more than one marked span in a row is refused, as it would weigh as one error here and as several once
-exported. Categories are kept as given, severities lower-cased; source-side spans carry `"side": "source"`.
+doc, doc_id, rater) are one judgment; spans may overlap (raters did mark overlapping errors). A row is one
+error, however many spans it marks (a few published rows mark two): it weighs once, and its span is the first
+marked in the target, else in the source (the export writes that one). Categories are kept as given,
+severities lower-cased; source-side spans carry `"side": "source"`.
 
 esa-jsonl: one object per judged segment `{"system", "doc_id", "seg_id", "rater", "score", "spans",
 "domain"?, "source"?, "target"?}`; spans `{"start", "end", "severity", "category"?}` checked by
@@ -357,10 +358,9 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
                 if c.out_text[output] != target_text:
                     raise ValueError(f"the translation differs from the one on line {c.out_line[output]} for the "
                                      "same system and segment")
+            # A row is one error, however many spans it marks (a few published rows mark two): it weighs once,
+            # and its span is the first marked in the target, else in the source.
             marked = len(source_spans) + len(target_spans)
-            if marked > 1:
-                raise ValueError(f"a row marks one error, this one marks {marked} spans with <v>…</v>; give each its "
-                                 "own row")
             category_code = category_codes.get(category)
             if category_code is None:
                 _name(category, "category", MAX_CATEGORY)
@@ -391,7 +391,7 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
             ends.append(len(target_text))
         c.s_severity.append(severity_code)
         c.s_category.append(category_code)
-        sides.append(bool(source_spans))
+        sides.append(bool(source_spans) and not target_spans)
     if positions is None and not problems:
         problems.append((0, "the file is empty"))
     if not problems and not len(c.j_line):
