@@ -75,20 +75,23 @@ class CampaignFileError(ValueError):
         return len(self.errors) + self.omitted
 
 
-class _Errors(list):
-    """Problems as (line, reason), at most MAX_KEPT_ERRORS kept; `omitted` counts the rest."""
+class Problems(list):
+    """A file's problems as (line, reason): the first MAX_KEPT_ERRORS kept, `omitted` counting the rest; every
+    importer collects them here and refuses the file with all of them at once."""
 
     omitted = 0
 
-    def add(self, line: int, reason: str) -> None:
+    def append(self, problem: tuple[int, str]) -> None:
         if len(self) < MAX_KEPT_ERRORS:
-            self.append((line, reason))
+            super().append(problem)
         else:
             self.omitted += 1
 
+    def add(self, line: int, reason: str) -> None:
+        self.append((line, reason))
+
     def refuse(self) -> CampaignFileError:
-        self.sort()
-        return CampaignFileError(list(self), omitted=self.omitted)
+        return CampaignFileError(sorted(self), omitted=self.omitted)
 
 
 def unstorable(text: str) -> bool:
@@ -268,7 +271,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
                        ) -> ScannedFile:
     """Validate a whole campaign file in one pass, keeping only where each segment's line is; raises
     CampaignFileError with every problem found (the first MAX_KEPT_ERRORS, and a count of the rest)."""
-    errors = _Errors()
+    errors = Problems()
     offsets, lengths, numbers, docs, seg_ids, sets = (array("q"), array("q"), array("l"), array("l"), array("l"),
                                                       array("l"))
     doc_index: dict[str, int] = {}

@@ -52,9 +52,9 @@ from ..models import (
 )
 from .bulk import insert
 from .campaign_import import (
-    MAX_KEPT_ERRORS,
     MAX_TEXT,
     CampaignFileError,
+    Problems,
     study_named,
     too_deep,
     unique_slug,
@@ -76,21 +76,6 @@ HIT_ITEMS = 1000
 _INTEGER = re.compile(r"[+-]?\d{1,10}")
 _MARK = re.compile(r"(</?v>)")
 _LIMIT = 2**31
-
-
-class _Problems(list):
-    """(line, reason), the first MAX_KEPT_ERRORS kept and the rest counted."""
-
-    omitted = 0
-
-    def append(self, problem) -> None:
-        if len(self) < MAX_KEPT_ERRORS:
-            super().append(problem)
-        else:
-            self.omitted += 1
-
-    def refuse(self) -> CampaignFileError:
-        return CampaignFileError(sorted(self), omitted=self.omitted)
 
 
 def strip_marks(text: str, what: str = "text") -> tuple[str, list[tuple[int, int]]]:
@@ -313,7 +298,7 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
     The rows of one judgment follow each other in Google's files: a row of the same system, doc, doc_id, seg_id
     and rater as the row before is checked only for what may differ (texts, marks, category, severity)."""
     source_language, target_language = _languages(pair)
-    problems = _Problems()
+    problems = Problems()
     c = Collected()
     texts = _TextWatch(lines)
     positions = fields_of = None
@@ -517,7 +502,7 @@ def _score(value) -> float:
 def parse_esa_jsonl(lines: Iterable[bytes | str], pair: str | None = None) -> ErrorSpanJudgments:
     """Validate an ESA JSON Lines file; `pair`: the languages, e.g. en-de."""
     source_language, target_language = _languages(pair)
-    problems = _Problems()
+    problems = Problems()
     c = Collected()
     unchecked: list[tuple[int, int, list]] = []  # (line, output, spans) checked without their text
     seen_any = False

@@ -26,7 +26,7 @@ import csv
 import re
 from collections.abc import Iterable
 
-from .campaign_import import MAX_KEPT_ERRORS, CampaignFileError
+from .campaign_import import CampaignFileError, Problems
 from .judgment_import import JudgmentRow, ParsedJudgments, text_field
 from .text_lines import numbered_lines
 
@@ -50,21 +50,6 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _DURATION = re.compile(r"(?:(\d{1,4}):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)")
 
 
-class _Problems(list):
-    """(line, reason), the first MAX_KEPT_ERRORS kept and the rest counted."""
-
-    omitted = 0
-
-    def append(self, problem) -> None:
-        if len(self) < MAX_KEPT_ERRORS:
-            super().append(problem)
-        else:
-            self.omitted += 1
-
-    def refuse(self) -> CampaignFileError:
-        return CampaignFileError(sorted(self), omitted=self.omitted)
-
-
 def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str | None = None) -> ParsedJudgments:
     """Validate a WMT ranking file. `rows`: the WMT08/09 row type imported (RANK, CONSTITUENT or
     CONSTITUENT_ACCEPT; other rows are skipped). `pair`: the language pair (WMT10–16, `srclang-trglang`) or TASK
@@ -74,7 +59,7 @@ def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str |
         raise CampaignFileError([(0, f"rows: one of {', '.join(ROW_TYPES)}, not {str(rows)[:40]!r}")])
     if pair is not None and (not isinstance(pair, str) or not pair.strip() or len(pair) > MAX_TASK):
         raise CampaignFileError([(0, f"pair: a language pair or task of at most {MAX_TASK} characters")])
-    problems = _Problems()
+    problems = Problems()
     layout = None
     judged: list[JudgmentRow] = []
     languages: dict[str, tuple[str, str]] = {}
