@@ -251,3 +251,18 @@ def test_sqm_labels_in_the_payload(client, make_campaign):
     plain = make_campaign()
     item = client.get(f"/api/hit/{start(client, plain, 'w2')}/").json()["item"]
     assert set(item) == {"id", "protocol", "candidate", "reference"}
+
+
+def test_the_results_page_shows_the_document_level_ranking(client, doc_campaign, researcher):
+    rng = random.Random(2)
+    for w in range(4):
+        _answer_all(client, doc_campaign, f"page-{w}", lambda item: rng.uniform(20, 90))
+    compute_results(doc_campaign)
+    doc_campaign.owner = researcher
+    doc_campaign.save(update_fields=["owner"])
+    client.force_login(researcher)
+    page = client.get(f"/results/{doc_campaign.slug}/").content.decode()
+    assert 'id="documents"' in page and "Document level" in page
+    assert page.count('id="document-ranking-') == 2
+    for name in ("Alpha", "Bravo", "Charlie"):
+        assert name in page.split('id="documents"')[1].split("</section>")[0]

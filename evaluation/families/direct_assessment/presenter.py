@@ -133,7 +133,21 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
                          for w in WORKER_FILTERS if w in stored],
         "agreement_rows": _agreement_display(header.agreement if header else {}),
         "assumption_a": summary.get("assumption_a") or {},
+        "document_rankings": _document_rankings(campaign, summary),
     }
+
+
+def _document_rankings(campaign, summary: dict) -> list[dict]:
+    """Document-level DA (docs/methods.md §1.1): the ranking of the whole-document scores, per worker filter."""
+    if not (campaign.options or {}).get("document_mode"):
+        return []
+    from .storage import DOCUMENT_KEY
+
+    documents = summary.get(DOCUMENT_KEY) or {}
+    tables = {w: (documents.get(w) or {}).get("results", []) for w in WORKER_FILTERS}
+    return [{"workers": w, "title": FILTER_TITLES[w],
+             "rows": _ranking_display(tables[w], tables["all" if w == "reliable" else "reliable"])}
+            for w in WORKER_FILTERS]
 
 
 # Tables ----------------------------------------------------------------------------------------
