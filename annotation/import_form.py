@@ -17,7 +17,7 @@ from pathlib import Path
 from django import forms
 from django.conf import settings
 
-from .protocols import all_protocols, get_protocol, protocol_choices
+from .protocols import all_protocols, get_protocol, importable_protocol_choices
 from .protocols.options import Option, OptionError, help_text, union
 
 #: The admin imports drafts to preview before publishing (the API and the command publish at once).
@@ -61,7 +61,7 @@ class CampaignImportForm(forms.Form):
 
     file = forms.FileField(required=False, help_text="JSON Lines, one source segment a line.")
     name = forms.CharField(max_length=200)
-    protocol = forms.ChoiceField(choices=protocol_choices)
+    protocol = forms.ChoiceField(choices=importable_protocol_choices)
 
     def __init__(self, *args, kept: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)

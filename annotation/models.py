@@ -136,6 +136,11 @@ class Campaign(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns",
         help_text="Logged-in users who may annotate; every logged-in user if empty.",
     )
+    stage_input = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="next_stages",
+        help_text="A later stage of a multi-stage task: the stage whose accepted output its HITs are built from "
+                  "(docs/methods.md §9). Empty for a campaign of one stage, or the first stage.")
+    stage_name = models.CharField(max_length=32, blank=True, help_text="The stage's name (edit, verify, …).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -377,6 +382,8 @@ class Judgment(models.Model):
                              "half-open code-point offsets into the candidate (docs/methods.md §11).")
     scores = models.JSONField(null=True, blank=True, help_text="One 0–100 score per candidate key, where a screen "
                               "shows several candidates (contrastive ESA); their spans carry the key.")
+    answer = models.JSONField(null=True, blank=True, help_text="A stage's answer that is not a score: edits, yes/no "
+                              "verdicts, questions, votes, answers, grades (docs/methods.md §9).")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,7 +4,7 @@ from datetime import datetime
 from rest_framework import serializers
 
 from annotation.models import Campaign
-from annotation.protocols import protocol_choices
+from annotation.protocols import importable_protocol_choices
 from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, JUDGMENT_FORMATS
 
 from .models import CampaignResults, WorkerResult
@@ -54,7 +54,7 @@ class CampaignImportSerializer(serializers.Serializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["protocol"].choices = protocol_choices()
+        self.fields["protocol"].choices = importable_protocol_choices()
 
     def get_fields(self):
         from .import_fields import import_option_fields

@@ -15,10 +15,28 @@ all_protocols = _REGISTRY.all
 
 
 def protocol_choices() -> list[tuple[str, str]]:
+    """Every registered protocol (a campaign's protocol may be a later stage's)."""
     return [(p.name, p.label) for p in _REGISTRY.values()]
 
 
-from . import direct_assessment, error_spans, pairwise, ranking  # noqa: E402,F401  (register the protocols)
+def importable_protocol_choices() -> list[tuple[str, str]]:
+    """The protocols an import may name: later stages are created by their first stage's import."""
+    return [(p.name, p.label) for p in _REGISTRY.values() if not p.stage_only]
 
-__all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "get_protocol", "protocol_choices",
+
+from . import direct_assessment, error_spans, pairwise, post_edit, ranking  # noqa: E402,F401  (register them)
+from . import options as _options  # noqa: E402
+
+
+def _default_redundancy(values: dict):
+    try:
+        return get_protocol(values.get("_protocol", "")).default_redundancy
+    except UnknownProtocol:
+        return 1
+
+
+_options.set_default("redundancy", _default_redundancy)
+
+__all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "get_protocol",
+           "importable_protocol_choices", "protocol_choices",
            "register"]

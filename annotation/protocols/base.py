@@ -106,7 +106,8 @@ def check_common(values: dict) -> list[tuple[str, str]]:
 
 #: The import options every protocol takes; each protocol adds its own (`own_options`).
 COMMON_OPTIONS = (
-    Option("redundancy", "int", 1, "Distinct workers per HIT.", minimum=1, maximum=1000),
+    Option("redundancy", "int", None, "Distinct workers per HIT.", minimum=1, maximum=1000,
+           default_text="1; post-edit 5 editors (docs/methods.md §9)"),
     Option("seed", "int", None, "Random seed of the HIT layout; a random one is chosen and stored if empty.",
            minimum=0, maximum=2**62, default_text="random"),
     Option("source_language", "str", "", "Language code of the source, e.g. de.", max_length=16),
@@ -185,9 +186,29 @@ class Protocol:
         """What a worker doing this HIT has seen, for protocols that keep workers apart (see `conflicts`)."""
         return {}
 
-    def conflicts(self, exposure: dict, seen: list[dict]) -> bool:
-        """Whether a HIT with `exposure` must not go to a worker whose earlier HITs exposed `seen`."""
+    def conflicts(self, exposure: dict, seen: list[dict], annotator_id: int | None = None) -> bool:
+        """Whether a HIT with `exposure` must not go to a worker (`annotator_id`) whose earlier HITs of the
+        campaign exposed `seen`."""
         return False
+
+    # Multi-stage tasks (services/stages.py) ---------------------------------------------------------
+
+    #: Distinct workers per HIT when the import does not say (`redundancy`).
+    default_redundancy: int = 1
+    #: The name of the stage this protocol's campaigns are (edit, verify, …); empty for one-stage protocols.
+    stage_name: str = ""
+    #: A later stage is built from its input stage's output and cannot be imported on its own.
+    stage_only: bool = False
+
+    def next_stages(self, options: dict) -> list:
+        """The later stages (services.stages.StageSpec) an import of this protocol creates, from its options."""
+        return []
+
+    def plan_stage(self, stage, source, source_complete: bool):
+        """The new HITs of later stage `stage` that the output of its input stage `source` makes ready
+        (services.stages.StagePlan); `source_complete` says that no more output will come, so a last short HIT
+        may be built. Called under a lock on `stage`."""
+        raise NotImplementedError
 
     def plan_hits(self, content, hit_size: int, options: dict, rng: random.Random):
         """The campaign's HITs as lists of `ItemPlan`s, from a `hit_builder.CampaignContent`."""

@@ -91,7 +91,7 @@ class Pairwise(Protocol):
     def hit_exposure(self, items) -> dict:
         return exposure(items)
 
-    def conflicts(self, exposure: dict, seen: list[dict]) -> bool:
+    def conflicts(self, exposure: dict, seen: list[dict], annotator_id: int | None = None) -> bool:
         return crosses_over(exposure, seen)
 
     export_columns = ("unit", "system_A", "system_B", "preferred")

@@ -226,7 +226,7 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
             .order_by("live", "number")
             .values_list("pk", "exposure")[:50]
         )
-        candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen)]
+        candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen, annotator.pk)]
         if not candidates:
             raise NoHitAvailable
         for hit_id in candidates[:10]:

@@ -33,6 +33,7 @@ from ..protocols.options import ParsedOptions, number_text
 from .bulk import insert
 from .hit_builder import CampaignContent, HitPlanError, ItemPlan
 from .spans import SEVERITIES, SpanError, check_spans
+from .stages import create_stages
 from .text_lines import LineSource, decode
 
 MAX_REPORTED_ERRORS = 20
@@ -633,6 +634,9 @@ def import_campaign(
         spec = get_protocol(protocol)
     except UnknownProtocol as exc:
         raise CampaignFileError([(0, str(exc))]) from None
+    if spec.stage_only:
+        raise CampaignFileError([(0, f"protocol: {protocol!r} is a later stage, built from its first stage's "
+                                     "output; import the first stage's protocol")])
     if not isinstance(redundancy, int) or redundancy < 1:
         errors.append((0, "redundancy must be a positive integer"))
     if errors:
@@ -662,6 +666,7 @@ def import_campaign(
                 hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
             )
             _store(campaign, spec, scanned, plans, report)
+            create_stages(campaign)
     warning = capacity.warning() if capacity is not None else None
     return ImportResult(campaign=campaign, hits=len(plans), warnings=[warning] if warning else [])
 

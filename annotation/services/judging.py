@@ -180,10 +180,10 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         assignment.completion_code = completion_code_for(assignment)
     if not judging_sql.record(assignment, judgment, expected_position=position):
         return None
-    campaign_id = assignment.campaign_id
+    campaign_id, protocol = assignment.campaign_id, assignment.campaign.protocol
     # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
-    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1),
-                          robust=True)
+    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1,
+                                                          protocol=protocol), robust=True)
     if assignment.position >= total:
         return Answer(201, _done_state(assignment))
     return Answer(201, _item_state(assignment, snapshot.items[position + 1]))

@@ -36,7 +36,7 @@ def all_endpoints() -> set[str]:
     return {name for family in _REGISTRY.values() for name in family.endpoints}
 
 
-from . import acceptance, direct_assessment, error_spans, pairwise, ranking  # noqa: E402,F401  (register the families)
+from . import acceptance, direct_assessment, error_spans, pairwise, post_edit, ranking  # noqa: E402,F401  (register the families)
 
 __all__ = ["BadQuery", "Family", "Table", "all_endpoints", "all_families", "family_of", "get_family", "register",
            "unregister"]

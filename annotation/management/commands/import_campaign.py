@@ -29,7 +29,7 @@ class Command(BaseCommand):
     help = "Import a campaign file (JSON Lines) and build its HITs; prints {\"campaign\": slug, \"hits\": n}."
 
     def add_arguments(self, parser):
-        protocols = [p.name for p in all_protocols()]
+        protocols = [p.name for p in all_protocols() if not p.stage_only]
         parser.add_argument("file")
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", required=True, help=", ".join(protocols))

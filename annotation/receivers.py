@@ -1,0 +1,36 @@
+"""The annotation app's own listeners: new judgments of a stage that feeds later stages build those stages'
+HITs (annotation/services/stages.py), in a Celery task after the judgment's transaction commits."""
+import logging
+
+from django.dispatch import receiver
+
+from .signals import judgments_recorded
+
+log = logging.getLogger(__name__)
+
+
+def feeds_stages(campaign_id: int, protocol: str | None) -> bool:
+    """Whether the campaign has later stages; a protocol that declares none answers without a query."""
+    from .models import Campaign
+    from .protocols import UnknownProtocol, get_protocol
+
+    if protocol:
+        try:
+            if not get_protocol(protocol).next_stages({}):
+                return False
+        except UnknownProtocol:
+            return False
+    return Campaign.objects.filter(stage_input_id=campaign_id).exists()
+
+
+@receiver(judgments_recorded, dispatch_uid="annotation.build_stages_on_judgments")
+def build_stages_on_judgments(sender, campaign_id: int, protocol: str | None = None, **kwargs):
+    if not feeds_stages(campaign_id, protocol):
+        return
+    from .tasks import build_stages
+
+    try:
+        build_stages.delay(campaign_id)
+    except Exception as exc:  # the judgment is stored; the next one, or the researcher, builds the stage
+        log.warning("could not queue building the stages of campaign %s (%s: %s)", campaign_id,
+                    exc.__class__.__name__, exc)

@@ -1,0 +1,26 @@
+"""What a protocol declares about its later stages and what it plans for them (services/stages.py builds them);
+plain data, so the protocol registry can use it without importing the models."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .hit_builder import ItemPlan
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """A later stage a protocol declares: its name, its protocol and its campaign settings."""
+
+    name: str
+    protocol: str
+    redundancy: int
+    hit_size: int
+    payment_per_hit: object = 0
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class StagePlan:
+    """New HITs for a stage: each a list of items and its exposure (who must not get it)."""
+
+    hits: list[tuple[list[ItemPlan], dict]]

@@ -1,0 +1,113 @@
+"""Multi-stage tasks (docs/methods.md §9): a campaign whose protocol has later stages (post-editing → verification,
+…) gets one campaign per later stage, linked by `Campaign.stage_input`. Each stage is a campaign of its own —
+protocol, HITs, redundancy, pay, completion code, crowd link — so everything a campaign does (hand-out,
+timeouts, pausing, progress, exports) works per stage.
+
+A later stage starts without HITs. Its HITs are built from the accepted output of its input stage as that
+output arrives: after each stored judgment of a stage with later stages (`judgments_recorded`, through
+`annotation.tasks.build_stages`) and on a researcher's request (`build_stages`, the API and the admin). The
+stage's protocol says what is ready (`Protocol.plan_stage`); the builder numbers and stores the new HITs under a
+lock on the stage's row, so two workers racing to build the same stage build each HIT once. A stage reads only
+its own input stage's judgments.
+
+Follow-up stages are found with `next_stages_of(campaign)`; a stage's input with `campaign.stage_input`.
+"""
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Max
+
+from ..models import Assignment, Campaign, Hit, HitItem
+from .bulk import insert
+from .stage_specs import StagePlan, StageSpec
+
+__all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "input_complete",
+           "next_stages_of", "stage_progress"]
+
+
+def create_stages(campaign: Campaign) -> list[Campaign]:
+    """The campaign's later stages, created empty (no HITs yet) with the settings the protocol gives them."""
+    from .campaign_import import unique_slug
+
+    created = []
+    for spec in campaign.protocol_spec.next_stages(campaign.options or {}):
+        name = f"{campaign.name} — {spec.name}"[:200]
+        created.append(Campaign.objects.create(
+            name=name, slug=unique_slug(name), protocol=spec.protocol, stage_input=campaign, stage_name=spec.name,
+            status=campaign.status, source_language=campaign.source_language,
+            target_language=campaign.target_language, redundancy=spec.redundancy, hit_size=spec.hit_size,
+            seed=campaign.seed, payment_per_hit=spec.payment_per_hit, options=spec.options, owner=campaign.owner,
+            study=campaign.study, completion_url=campaign.completion_url,
+            require_signed_entry=campaign.require_signed_entry, hit_timeout_minutes=campaign.hit_timeout_minutes,
+            require_qualification=campaign.require_qualification,
+            required_native_language=campaign.required_native_language))
+    return created
+
+
+def next_stages_of(campaign: Campaign) -> list[Campaign]:
+    return list(Campaign.objects.filter(stage_input=campaign).order_by("pk"))
+
+
+def input_complete(campaign: Campaign) -> bool:
+    """Whether every HIT of the stage has been done by as many workers as its redundancy asks."""
+    hits = Hit.objects.filter(campaign=campaign).count()
+    done = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count()
+    return hits > 0 and done >= hits * campaign.redundancy
+
+
+def build_stages(campaign: Campaign) -> dict[str, int]:
+    """Build what is ready of every stage fed by `campaign`; {stage slug: new HITs}."""
+    return {stage.slug: build_stage(stage) for stage in next_stages_of(campaign)}
+
+
+def build_stage(stage: Campaign) -> int:
+    """Add the HITs of `stage` that its input's output makes ready; the number of new HITs. Holds the stage's row
+    lock while planning and storing, so concurrent builders (two Celery workers) build each HIT once."""
+    source = stage.stage_input
+    if source is None:
+        return 0
+    with transaction.atomic():
+        stage = Campaign.objects.select_for_update().get(pk=stage.pk)
+        plan = stage.protocol_spec.plan_stage(stage, source, input_complete(source))
+        if not plan.hits:
+            return 0
+        first = (Hit.objects.filter(campaign=stage).aggregate(m=Max("number"))["m"] or 0) + 1
+        hit_pks = insert(Hit, ["campaign_id", "number", "size", "exposure"],
+                         [(stage.pk, first + n, len(items), exposure) for n, (items, exposure) in enumerate(plan.hits)])
+        insert(HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
+                         "partner_position", "payload"],
+               [(hit, p.position, p.set_index, p.item_type, p.segment_id, p.output_id, p.text, p.partner_position,
+                 p.payload) for hit, (items, _) in zip(hit_pks, plan.hits, strict=True) for p in items],
+               return_ids=False)
+        return len(plan.hits)
+
+
+def stage_progress(campaign: Campaign) -> list[dict]:
+    """Every stage of the task `campaign` belongs to, in order, with its HITs, finished assignments and what it
+    waits for (for the admin and the API)."""
+    root = campaign
+    while root.stage_input_id is not None:
+        root = root.stage_input
+    stages, frontier = [root], [root]
+    while frontier:
+        frontier = [s for c in frontier for s in next_stages_of(c)]
+        stages += frontier
+    if len(stages) == 1:
+        return []
+    rows = []
+    for stage in stages:
+        hits = Hit.objects.filter(campaign=stage).count()
+        done = Assignment.objects.filter(campaign=stage, status=Assignment.Status.COMPLETED).count()
+        complete = hits > 0 and done >= hits * stage.redundancy
+        if stage.stage_input_id is None:
+            waiting = "" if complete else "workers"
+        elif not hits:
+            waiting = f"output of {stage.stage_input.stage_name or 'the first stage'}"
+        else:
+            waiting = "" if complete else "workers"
+        rows.append({"stage": stage.stage_name or stage.protocol_spec.stage_name, "campaign": stage.slug,
+                     "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
+                     "assignments_done": done, "assignments_needed": hits * stage.redundancy,
+                     "complete": complete, "waiting_for": waiting or None,
+                     "input": stage.stage_input.slug if stage.stage_input_id else None})
+    return rows
