@@ -10,16 +10,18 @@ log = logging.getLogger(__name__)
 
 
 def feeds_stages(campaign_id: int, protocol: str | None) -> bool:
-    """Whether the campaign has later stages; a protocol that declares none answers without a query."""
+    """Whether the campaign feeds a later stage; a one-stage protocol answers without a query (a middle stage is
+    a stage-only protocol, whose followers its first stage declared)."""
     from .models import Campaign
     from .protocols import UnknownProtocol, get_protocol
 
     if protocol:
         try:
-            if not get_protocol(protocol).next_stages({}):
-                return False
+            spec = get_protocol(protocol)
         except UnknownProtocol:
             return False
+        if not spec.stage_only and not spec.next_stages({}):
+            return False  # a one-stage protocol: no query on the judging path
     return Campaign.objects.filter(stage_input_id=campaign_id).exists()
 
 

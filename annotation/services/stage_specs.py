@@ -17,6 +17,8 @@ class StageSpec:
     hit_size: int
     payment_per_hit: object = 0
     options: dict = field(default_factory=dict)
+    #: The name of the earlier stage whose output feeds this one; None: the first stage (the imported campaign).
+    input: str | None = None
 
 
 @dataclass

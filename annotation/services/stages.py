@@ -26,14 +26,16 @@ __all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stag
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
-    """The campaign's later stages, created empty (no HITs yet) with the settings the protocol gives them."""
+    """The campaign's later stages, created empty (no HITs yet) with the settings the protocol gives them; each
+    fed by the stage its spec names (`StageSpec.input`), the first stage by default, so stages can chain."""
     from .campaign_import import unique_slug
 
-    created = []
+    created: dict[str, Campaign] = {}
     for spec in campaign.protocol_spec.next_stages(campaign.options or {}):
         name = f"{campaign.name} — {spec.name}"[:200]
-        created.append(Campaign.objects.create(
-            name=name, slug=unique_slug(name), protocol=spec.protocol, stage_input=campaign, stage_name=spec.name,
+        source = campaign if spec.input is None else created[spec.input]
+        created[spec.name] = (Campaign.objects.create(
+            name=name, slug=unique_slug(name), protocol=spec.protocol, stage_input=source, stage_name=spec.name,
             status=campaign.status, source_language=campaign.source_language,
             target_language=campaign.target_language, redundancy=spec.redundancy, hit_size=spec.hit_size,
             seed=campaign.seed, payment_per_hit=spec.payment_per_hit, options=spec.options, owner=campaign.owner,
@@ -41,7 +43,7 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
             require_signed_entry=campaign.require_signed_entry, hit_timeout_minutes=campaign.hit_timeout_minutes,
             require_qualification=campaign.require_qualification,
             required_native_language=campaign.required_native_language))
-    return created
+    return list(created.values())
 
 
 def next_stages_of(campaign: Campaign) -> list[Campaign]:
