@@ -47,6 +47,7 @@ from .services.campaign_import import (
     reliability_capacity,
 )
 from .services.progress import EMPTY, campaign_counts
+from .services.stages import build_stages, stage_progress
 
 #: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first.
 SHOWN = (("reference", "", True), ("source", "", True), ("candidate", "", False), ("A", "A", False),
@@ -136,7 +137,7 @@ class CampaignAdmin(OwnedAdmin):
     filter_horizontal = ["in_house_annotators", "blocked_annotators", "shared_with", "shared_with_groups"]
     change_list_template = "admin/annotation/campaign/change_list.html"
     change_form_template = "admin/annotation/campaign/change_form.html"
-    actions = ["publish", "pause", "close"]
+    actions = ["publish", "pause", "close", "build_next_stages"]
 
     def get_queryset(self, request):
         return visible_campaigns(request.user, super().get_queryset(request))
@@ -214,6 +215,7 @@ class CampaignAdmin(OwnedAdmin):
             "assignments_needed": needed, "judgments_needed": (items["items"] or 0) * campaign.redundancy,
             "done_percent": round(100 * counts["assignments_done"] / needed) if needed else 0,
             "status_help": STATUS_HELP.get(campaign.status, ""),
+            "stages": stage_progress(campaign),
         }
 
     # Import -----------------------------------------------------------------------------------------
@@ -378,6 +380,14 @@ class CampaignAdmin(OwnedAdmin):
     @admin.action(description="Close")
     def close(self, request, queryset):
         self._set_status(request, queryset, Campaign.Status.CLOSED)
+
+    @admin.action(description="Build the next stages from the output so far (multi-stage tasks)")
+    def build_next_stages(self, request, queryset):
+        built = {slug: n for campaign in queryset for slug, n in build_stages(campaign).items()}
+        if not built:
+            messages.warning(request, "None of these campaigns feeds a later stage.")
+            return
+        messages.success(request, "; ".join(f"{slug}: {n} new HIT{'s' * (n != 1)}" for slug, n in built.items()))
 
 
 STATUS_HELP = {

@@ -15,6 +15,8 @@ class CampaignSerializer(serializers.ModelSerializer):
     study = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     results_computed_at = serializers.SerializerMethodField()
     crowd_link = serializers.SerializerMethodField()
+    stage_input = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    stages = serializers.SerializerMethodField()
 
     class Meta:
         model = Campaign
@@ -22,6 +24,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "slug", "name", "protocol", "status", "analysis_only", "source_language", "target_language",
             "statement", "redundancy", "seed", "hit_size", "qc_test", "qc_threshold", "hit_timeout_minutes",
             "payment_per_hit", "options", "study", "created_at", "counts", "results_computed_at", "crowd_link",
+            "stage_name", "stage_input", "stages",
         ]
         read_only_fields = fields
 
@@ -33,6 +36,15 @@ class CampaignSerializer(serializers.ModelSerializer):
             return campaign.results.computed_at
         except CampaignResults.DoesNotExist:
             return None
+
+    def get_stages(self, campaign) -> list[dict] | None:
+        """A multi-stage task's stages with their progress (docs/api.md §6.2), in the campaign's own view only."""
+        view = self.context.get("view")
+        if view is None or getattr(view, "action", None) != "retrieve":
+            return None
+        from annotation.services.stages import stage_progress
+
+        return stage_progress(campaign)
 
     def get_crowd_link(self, campaign) -> str | None:
         if campaign.analysis_only:

@@ -203,3 +203,22 @@ def test_two_builders_racing_build_the_stage_once():
     n_edits = sum(len(a["edits"]) for a in Judgment.objects.filter(campaign=campaign).values_list("answer", flat=True))
     assert sorted(built)[0] == 0 and sum(built) == stage.hits.count()
     assert HitItem.objects.filter(hit__campaign=stage).count() == n_edits
+
+
+def test_the_api_and_the_admin_show_the_stages_and_build_them(api, researcher, admin_client):
+    campaign = post_edit_campaign()
+    campaign.owner = researcher
+    campaign.save(update_fields=["owner"])
+    stage = Campaign.objects.get(stage_input=campaign)
+    Campaign.objects.filter(pk=stage.pk).update(owner=researcher)
+    body = api.get(f"/api/campaigns/{campaign.slug}/").json()
+    assert [(s["stage"], s["hits"] > 0, s["waiting_for"]) for s in body["stages"]] == [
+        ("edit", True, "workers"), ("verify", False, "output of edit")]
+    assert api.get(f"/api/campaigns/{stage.slug}/").json()["stage_input"] == campaign.slug
+    edit_all(campaign, ["a", "b", "c", "d", "e"], random.Random(2))  # no automatic build here (no commit)
+    assert not stage.hits.exists()
+    built = api.post(f"/api/campaigns/{campaign.slug}/build-stages/").json()["built"]
+    assert built[stage.slug] == stage.hits.count() > 0
+    assert api.post(f"/api/campaigns/{stage.slug}/build-stages/").status_code == 400  # feeds nothing
+    page = admin_client.get(f"/admin/annotation/campaign/{campaign.pk}/change/").content.decode()
+    assert 'id="campaign-stages"' in page and stage.slug in page

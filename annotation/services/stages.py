@@ -31,7 +31,11 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
     from .campaign_import import unique_slug
 
     created: dict[str, Campaign] = {}
-    for spec in campaign.protocol_spec.next_stages(campaign.options or {}):
+    specs = campaign.protocol_spec.next_stages(campaign.options or {})
+    if specs and not campaign.stage_name:
+        campaign.stage_name = campaign.protocol_spec.stage_name
+        campaign.save(update_fields=["stage_name"])
+    for spec in specs:
         name = f"{campaign.name} — {spec.name}"[:200]
         source = campaign if spec.input is None else created[spec.input]
         created[spec.name] = (Campaign.objects.create(

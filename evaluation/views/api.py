@@ -133,6 +133,19 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
                             status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], url_path="build-stages")
+    def build_stages(self, request, slug=None):
+        """Build the HITs of the later stages this campaign feeds from its finished output so far (they are also
+        built by themselves as output arrives): `{"built": {"<stage slug>": <new HITs>}}`."""
+        from annotation.services.stages import build_stages
+
+        campaign = self.get_object()
+        built = build_stages(campaign)
+        if not built:
+            return bad_request("this campaign feeds no later stage")
+        return Response({"built": built})
+
     @extend_schema(request=ReferenceRanking, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get", "post", "delete"], url_path="reference-ranking", parser_classes=[JSONParser])
     def reference_ranking(self, request, slug=None):
