@@ -430,3 +430,22 @@ class ImportJob(models.Model):
 
     def __str__(self):
         return f"{self.kind} import {self.id} ({self.status})"
+
+
+class StageExposure(models.Model):
+    """A key a worker holds in a campaign for good, taken with the HIT whose exposure lists it under "exclusive"
+    (e.g. "article:<document pk>": reading comprehension's answer stage shows each judge one translation of an
+    article). The unique constraint is what keeps a worker from a second HIT with the same key, even when two of
+    their requests race; an abandoned HIT keeps its keys (the worker has seen it)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "annotator", "key"],
+                                               name="stage_exposure_unique_key")]
+
+    def __str__(self):
+        return f"{self.annotator_id} holds {self.key}"

@@ -24,7 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from ..models import MTURK_SUBMIT_TO, Annotator, Assignment, Campaign, Hit
+from ..models import MTURK_SUBMIT_TO, Annotator, Assignment, Campaign, Hit, StageExposure
 
 WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
 #: URL parameters that carry a worker id, and which market each one means.
@@ -216,6 +216,7 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
     protocol = campaign.protocol_spec
     seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
                 .values_list("exposure", flat=True))
+    held = {key for e in seen if isinstance(e, dict) for key in e.get("exclusive") or ()}
     for _ in range(5):
         cutoff = idle_cutoff(campaign)
         candidates = (
@@ -226,7 +227,8 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
             .order_by("live", "number")
             .values_list("pk", "exposure")[:50]
         )
-        candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen, annotator.pk)]
+        candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen, annotator.pk)
+                      and not (held and held.intersection(_exclusive(exposure)))]
         if not candidates:
             raise NoHitAvailable
         for hit_id in candidates[:10]:
@@ -316,12 +318,23 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
         )
         if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
             return None
+        keys = _exclusive(hit.exposure)
         try:
             with transaction.atomic():
-                return Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry,
-                                                 browser_key=browser, entry_ip=ip)
-        except IntegrityError:
+                assignment = Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry,
+                                                       browser_key=browser, entry_ip=ip)
+                if keys:  # the database keeps a worker to one HIT per key, even when their requests race
+                    StageExposure.objects.bulk_create([StageExposure(campaign=campaign, annotator=annotator, key=k)
+                                                       for k in keys])
+                return assignment
+        except IntegrityError:  # the worker has this HIT, or holds one of its keys already: try the next HIT
             return None
+
+
+def _exclusive(exposure) -> list[str]:
+    """The keys a HIT's exposure says a worker may hold only once per campaign (`StageExposure`)."""
+    keys = exposure.get("exclusive") if isinstance(exposure, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
 def finished(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
