@@ -222,3 +222,17 @@ def test_the_api_and_the_admin_show_the_stages_and_build_them(api, researcher, a
     assert api.post(f"/api/campaigns/{stage.slug}/build-stages/").status_code == 400  # feeds nothing
     page = admin_client.get(f"/admin/annotation/campaign/{campaign.pk}/change/").content.decode()
     assert 'id="campaign-stages"' in page and stage.slug in page
+
+
+def test_the_judgment_export_carries_the_edits(api, researcher):
+    campaign = post_edit_campaign()
+    campaign.owner = researcher
+    campaign.save(update_fields=["owner"])
+    edit_all(campaign, ["a"], random.Random(1))
+    rows = json.loads(b"".join(api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "json"})
+                               .streaming_content))
+    stored = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list("answer", flat=True)
+    assert rows and [row["answer"] for row in rows] == list(stored)
+    assert all(row["answer"]["edits"] for row in rows)
+    csv_text = b"".join(api.get(f"/api/campaigns/{campaign.slug}/judgments/").streaming_content).decode()
+    assert csv_text.splitlines()[0].endswith(",answer") and '""edits""' in csv_text

@@ -128,7 +128,8 @@ class PostEdit(Protocol):
                           payment_per_hit=Decimal(str(options.get("verify_payment_per_hit", "0"))),
                           options={"exclude_own_work": bool(options.get("exclude_own_work", True))})]
 
-    export_columns = ("edits",)
+    #: The edits, as {"edits": [...]}, in the judgment export (docs/api.md §6.4).
+    export_columns = ("answer",)
 
     def preview_systems(self, item, options: dict) -> str:
         return ""
@@ -147,8 +148,7 @@ class PostEditVerify(Protocol):
     stage_only = True
 
     def default_statement(self, language: str) -> str:
-        return (f"Does the edited translation mean the same as the reference, and is it acceptable "
-                f"{language_name(language)}?")
+        return "Read the reference and the edited translation, then answer both questions."
 
     def item_payload(self, item) -> dict:
         return {"id": item.id, "protocol": self.name, "reference": item.segment.reference, "candidate": item.text}
@@ -201,7 +201,8 @@ class PostEditVerify(Protocol):
             hits.append((items, self.hit_exposure(items) if exclude else {}))
         return StagePlan(hits)
 
-    export_columns = ("same_meaning", "acceptable")
+    #: The verdicts, as {"same_meaning", "acceptable"}, in the judgment export.
+    export_columns = ("answer",)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     payload_fields = [f"item__payload__{key}" for key in payload_keys]
     extra = _SPAN_FIELDS if spans else []
     columns = set(protocol.export_columns)
+    # a stage's answer (edits, verdicts, questions, …: Judgment.answer), where the protocol exports it
+    answers = "answer" in columns
+    extra = [*extra, "answer"] if answers else extra
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
         "annotator_id", *_FIELDS, *extra, *payload_fields)
     for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
@@ -54,8 +57,10 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             "ranks": ranks, "z": z, "seconds": seconds, "created_at": created_at.isoformat(),
         }
         payload = dict(zip(payload_keys, rest[len(extra):], strict=True))
+        if answers:
+            row["answer"] = rest[len(extra) - 1]
         if spans:
-            judged_spans, scores, prefilled, item_text = rest[:len(extra)]
+            judged_spans, scores, prefilled, item_text = rest[:len(_SPAN_FIELDS)]
             row["spans"] = judged_spans
             if "scores" in columns:
                 row["scores"] = scores
