@@ -69,11 +69,11 @@ def test_mqm_results_page(live_server, browser):
     assert response.status == 200
     assert page.locator("#system-table tbody tr:not(.cluster-break)").count() == len(SYSTEMS)
     assert page.locator("#errors svg.chart rect.bar").count() > len(SYSTEMS)
-    page.screenshot(path=str(DOCS / "results-mqm.png"), full_page=True)
+    page.screenshot(path=str(DOCS / "screenshots" / "results-mqm.png"), full_page=True)
     page.goto(f"{live_server.url}/results/{campaign.slug}/?document=harbour-news&system=Legacy-RBMT#document")
     judges = page.locator(".doc-judge")
     assert judges.count() == 6 * 3
     assert page.locator(".doc-judge mark").count() > 6
-    page.locator("#document").screenshot(path=str(DOCS / "results-mqm-document.png"))
+    page.locator("#document").screenshot(path=str(DOCS / "screenshots" / "results-mqm-document.png"))
     assert not errors
     context.close()
