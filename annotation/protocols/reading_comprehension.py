@@ -1,0 +1,510 @@
+"""Reading comprehension in four stages (docs/methods.md §9; Callison-Burch 2009 §5.3). An article is a document of
+the campaign file; its human translation is the `reference` of its segments.
+
+* `reading-comprehension` (stage *write*, imported): a judge reads the human translation of one article and
+  writes three questions with sample answers: why / how things relate, answerable in a few words; no numbers,
+  dates or yes/no questions. Three non-empty, distinct questions are required; a sample answer that looks like
+  yes/no or is only a number is accepted but flagged (`flags` stored with the question, shown by the screen).
+* `reading-comprehension-vote` (stage *vote*): other judges see the article and one question with its sample
+  answer, say whether it is a good question, and whether it is redundant with another question of the article
+  (which one). A question is kept when its share of "good" votes reaches `vote_threshold` and a majority of its
+  voters did not mark it redundant with an earlier kept question (`select_questions`); the researcher can keep
+  or drop questions by hand (the vote stage's `question_overrides`, see `set_override`).
+* `reading-comprehension-answer` (stage *answer*): a judge reads ONE translation of an article (one system's
+  output of each of its segments, or the human translation as a control) and answers the kept questions. No
+  judge ever gets two translations of one article: each answer HIT's exposure holds the key
+  "article:<document pk>" under "exclusive", which hand-out stores in `StageExposure` under a unique constraint.
+  The writers and voters of an article never answer its questions (they have read the human translation).
+* `reading-comprehension-grade` (stage *grade*): a judge compares a given answer with the sample answer and says
+  whether it is correct; majority of `graders` (3). An empty answer ("not in this translation") is incorrect
+  without grading. A judge never grades their own answers.
+
+The statistics are the `reading-comprehension` family's (share of questions answered correctly, Wilson interval).
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from decimal import Decimal
+
+from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from ..services.stage_specs import StagePlan, StageSpec
+from . import register
+from .base import JudgmentError, Protocol, language_name, require_item_id
+from .options import Option
+
+QUESTIONS_PER_ARTICLE = 3
+MAX_QUESTION = 500
+MAX_SAMPLE_ANSWER = 300
+MAX_ANSWER = 1_000
+YES_NO = {"yes": True, "no": False}
+_YES_NO_ANSWER = re.compile(r"^\W*(yes|no|yeah|nope|true|false|ja|nein|oui|non|si|sí)\b\W*$", re.IGNORECASE)
+_NUMBER_ANSWER = re.compile(r"^[\s\d.,:;/%+\-–()$€£]*\d[\s\d.,:;/%+\-–()$€£]*$")
+
+OPTIONS = (
+    Option("articles_per_hit", "int", 1, "Articles per question-writing HIT (each writer writes three questions "
+           "per article).", minimum=1, maximum=20, key="hit_size"),
+    Option("voters", "int", 3, "Judges who vote on each question.", minimum=1, maximum=25, target="options"),
+    Option("vote_threshold", "float", 0.5, "A question is kept when at least this share of its voters call it "
+           "good (and a majority does not find it redundant with an earlier kept question).", minimum=0.0,
+           maximum=1.0, target="options"),
+    Option("answerers", "int", 1, "Judges who answer the questions on each translation of an article (each "
+           "judge reads one translation of an article at most).", minimum=1, maximum=25, target="options"),
+    Option("graders", "int", 3, "Judges who grade each answer (majority).", minimum=1, maximum=25,
+           target="options"),
+    Option("grade_items_per_hit", "int", 20, "Answers per grading HIT.", minimum=1, maximum=200,
+           target="options"),
+    Option("vote_payment_per_hit", "decimal", Decimal("0"), "What a voter earns per HIT (one article's questions).",
+           minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
+    Option("answer_payment_per_hit", "decimal", Decimal("0"), "What a judge earns per answering HIT (one "
+           "article).", minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
+    Option("grade_payment_per_hit", "decimal", Decimal("0"), "What a grader earns per HIT.", minimum=Decimal("0"),
+           maximum=Decimal("999999.99"), decimal_places=2, target="options"),
+    Option("exclude_own_work", "bool", True, "Keep a judge out of voting on their own questions and grading "
+           "their own answers.", target="options"),
+)
+_DEFAULTS = {"voters": 3, "vote_threshold": 0.5, "answerers": 1, "graders": 3, "grade_items_per_hit": 20,
+             "exclude_own_work": True}
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _text(value, what: str, cap: int, *, empty_ok: bool = False) -> str:
+    if not isinstance(value, str):
+        raise JudgmentError(f"{what} must be a string")
+    if len(value) > cap or "\x00" in value:
+        raise JudgmentError(f"{what} must be at most {cap} characters, without NUL characters")
+    value = _normal(value)
+    if not value and not empty_ok:
+        raise JudgmentError(f"{what} is empty")
+    return value
+
+
+def _only(body: dict, keys: set[str], shape: str) -> None:
+    unknown = sorted(set(body) - keys)
+    if unknown:
+        raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {shape}")
+
+
+def answer_flags(sample: str) -> list[str]:
+    """What looks wrong with a sample answer, without refusing it: "yes-no" (the question asks yes or no) or
+    "number" (only a number or date: the guidance asks for neither)."""
+    flags = []
+    if _YES_NO_ANSWER.match(sample):
+        flags.append("yes-no")
+    if _NUMBER_ANSWER.match(sample):
+        flags.append("number")
+    return flags
+
+
+def question_id(judgment: int, index: int) -> str:
+    """A question's id: its write judgment and its place in it ("<judgment pk>-<0..2>")."""
+    return f"{judgment}-{index}"
+
+
+def select_questions(order: list[str], votes: dict[str, list[tuple[bool, str | None]]], threshold: float,
+                     overrides: dict | None = None) -> dict[str, dict]:
+    """Which questions of one article are kept, walking them in `order` (as written). A question is kept when it
+    has votes, its share of "good" votes is at least `threshold`, and no majority of its voters marked it redundant
+    with an earlier kept question. `overrides` ({question id: true/false}, the researcher's) win over the votes.
+    Per question: votes, good, share_good, redundant (votes naming an earlier kept one), kept, overridden."""
+    overrides = overrides or {}
+    kept: list[str] = []
+    out = {}
+    for q in order:
+        cast = votes.get(q, [])
+        good = sum(1 for g, _ in cast if g)
+        share = good / len(cast) if cast else None
+        redundant = Counter(r for _, r in cast if r is not None and r in kept)
+        by_votes = bool(cast) and share >= threshold - 1e-12 and 2 * sum(redundant.values()) <= len(cast)
+        keep = bool(overrides[q]) if q in overrides else by_votes
+        if keep:
+            kept.append(q)
+        out[q] = {"votes": len(cast), "good": good, "share_good": share, "redundant": sum(redundant.values()),
+                  "redundant_with": redundant.most_common(1)[0][0] if redundant else None, "kept": keep,
+                  "overridden": q in overrides}
+    return out
+
+
+def article_texts(document_id: int, system_id: int | None) -> list[str]:
+    """An article as one system translated it (its output of each segment, in order), or its human translation
+    (the segments' references) for `system_id` None."""
+    from ..models import Segment, SystemOutput
+
+    if system_id is None:
+        return list(Segment.objects.filter(document_id=document_id).order_by("seg_id")
+                    .values_list("reference", flat=True))
+    return list(SystemOutput.objects.filter(segment__document_id=document_id, system_id=system_id)
+                .order_by("segment__seg_id").values_list("text", flat=True))
+
+
+def _done_judgments(campaign, **filters):
+    from ..models import Assignment, Judgment
+
+    return (Judgment.objects.filter(campaign=campaign, assignment__status=Assignment.Status.COMPLETED,
+                                    answer__isnull=False, **filters).order_by("pk"))
+
+
+def _completed_per_hit(campaign) -> dict[int, int]:
+    from django.db.models import Count
+
+    from ..models import Assignment
+
+    return dict(Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED)
+                .values_list("hit_id").annotate(n=Count("pk")).values_list("hit_id", "n"))
+
+
+def _used(stage, key: str) -> set:
+    from ..models import HitItem
+
+    return {p.get(key) for p in HitItem.objects.filter(hit__campaign=stage).values_list("payload", flat=True)}
+
+
+class ReadingComprehension(Protocol):
+    name = "reading-comprehension"
+    label = "Reading comprehension (write questions, vote, answer, grade)"
+    family = "reading-comprehension"
+    template = "annotation/screens/reading_comprehension_write.html"
+    script = "annotation/reading_comprehension_write.js"
+    requires_reference = True
+    stage_name = "write"
+    default_redundancy = 2
+    own_options = OPTIONS
+
+    def default_statement(self, language: str) -> str:
+        return ("Read the article and write three questions about it, each with a short sample answer: ask why "
+                "things happen or how they are related, questions answerable in a few words; no numbers, dates or "
+                "yes/no questions.")
+
+    def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
+        for key, value in _DEFAULTS.items():
+            options.setdefault(key, value)
+        for key in ("vote_payment_per_hit", "answer_payment_per_hit", "grade_payment_per_hit"):
+            options[key] = str(options.get(key) or "0")  # JSON: text
+        return []
+
+    def plan_hits(self, content: CampaignContent, hit_size, options, rng: random.Random):
+        """One item per article (its first segment; the screen shows all its segments' references), articles
+        shuffled into HITs of `articles_per_hit`."""
+        firsts: dict[int, int] = {}
+        for segment in content.segments:
+            firsts.setdefault(segment.doc, segment.index)
+        if not firsts:
+            raise HitPlanError("the file has no segments")
+        articles = sorted(firsts.values())
+        rng.shuffle(articles)
+        return [[ItemPlan(position=p, set_index=p, item_type="reference", segment_id=first, output_id=None)
+                 for p, first in enumerate(articles[h:h + hit_size])] for h in range(0, len(articles), hit_size)]
+
+    def item_payload(self, item) -> dict:
+        return {"id": item.id, "protocol": self.name, "article": article_texts(item.segment.document_id, None),
+                "count": QUESTIONS_PER_ARTICLE}
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        _only(body, {"item", "questions"}, '{"item", "questions": [{"question", "answer"}, ×3]}')
+        questions = body.get("questions")
+        if not isinstance(questions, list) or len(questions) != QUESTIONS_PER_ARTICLE:
+            raise JudgmentError(f"'questions' must be a list of {QUESTIONS_PER_ARTICLE} questions, each "
+                                '{"question", "answer"}')
+        out, seen = [], set()
+        for k, q in enumerate(questions, start=1):
+            if not isinstance(q, dict) or set(q) != {"question", "answer"}:
+                raise JudgmentError(f'question {k} must be {{"question", "answer"}}')
+            text = _text(q["question"], f"question {k}", MAX_QUESTION)
+            sample = _text(q["answer"], f"the sample answer of question {k}", MAX_SAMPLE_ANSWER)
+            key = text.casefold().rstrip("?. ")
+            if key in seen:
+                raise JudgmentError(f"question {k} repeats an earlier question: write three different questions")
+            seen.add(key)
+            out.append({"question": text, "answer": sample, "flags": answer_flags(sample)})
+        return {"answer": {"questions": out}}
+
+    def next_stages(self, options: dict) -> list:
+        own = bool(options.get("exclude_own_work", True))
+        return [
+            StageSpec("vote", "reading-comprehension-vote", redundancy=int(options.get("voters", 3)),
+                      hit_size=QUESTIONS_PER_ARTICLE * 5,
+                      payment_per_hit=Decimal(str(options.get("vote_payment_per_hit", "0"))),
+                      options={"vote_threshold": float(options.get("vote_threshold", 0.5)), "exclude_own_work": own,
+                               "question_overrides": {}}),
+            StageSpec("answer", "reading-comprehension-answer", redundancy=int(options.get("answerers", 1)),
+                      hit_size=1, payment_per_hit=Decimal(str(options.get("answer_payment_per_hit", "0"))),
+                      options={}, input="vote"),
+            StageSpec("grade", "reading-comprehension-grade", redundancy=int(options.get("graders", 3)),
+                      hit_size=int(options.get("grade_items_per_hit", 20)),
+                      payment_per_hit=Decimal(str(options.get("grade_payment_per_hit", "0"))),
+                      options={"exclude_own_work": own}, input="answer"),
+        ]
+
+    export_columns = ("answer",)
+
+    def preview_systems(self, item, options: dict) -> str:
+        return "human translation"
+
+
+class _Stage(Protocol):
+    family = "reading-comprehension"
+    stage_only = True
+    export_columns = ("answer",)
+
+    def hit_exposure(self, items) -> dict:
+        return {"authors": sorted({i.payload["author"] for i in items})}
+
+    def conflicts(self, exposure: dict, seen: list[dict], annotator_id: int | None = None) -> bool:
+        return annotator_id in (exposure.get("authors") or ())
+
+    def preview_systems(self, item, options: dict) -> str:
+        return ""
+
+
+class ReadingComprehensionVote(_Stage):
+    """Built from the write stage: one HIT per article whose writers are all done, one item per question
+    (HitItem.text the question; its judgment, index, sample answer, author and article in the payload)."""
+
+    name = "reading-comprehension-vote"
+    label = "Reading comprehension: vote on the questions (stage of reading-comprehension)"
+    template = "annotation/screens/reading_comprehension_vote.html"
+    script = "annotation/reading_comprehension_vote.js"
+    stage_name = "vote"
+
+    def default_statement(self, language: str) -> str:
+        return ("Is this a good question about the article (answerable from the article in a few words, not a "
+                "number, date or yes/no question)? Is it redundant with another question?")
+
+    def item_payload(self, item) -> dict:
+        from ..models import HitItem
+
+        others = [{"id": p["question"], "question": text} for text, p in HitItem.objects.filter(hit_id=item.hit_id)
+                  .exclude(pk=item.pk).order_by("position").values_list("text", "payload")]
+        return {"id": item.id, "protocol": self.name, "article": article_texts(item.payload["doc"], None),
+                "question": {"id": item.payload["question"], "question": item.text,
+                             "answer": item.payload["sample"]}, "others": others}
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        _only(body, {"item", "good", "redundant_with"}, '{"item", "good", "redundant_with"}')
+        if body.get("good") not in YES_NO:
+            raise JudgmentError("'good' must be \"yes\" or \"no\"")
+        redundant = body.get("redundant_with")
+        if redundant is not None and (not isinstance(redundant, str) or len(redundant) > 40):
+            raise JudgmentError("'redundant_with' must be the id of another question of the article, or null")
+        return {"answer": {"good": YES_NO[body["good"]], "redundant_with": redundant}}
+
+    def check_answer(self, item, fields: dict) -> None:
+        from ..models import HitItem
+
+        redundant = fields["answer"]["redundant_with"]
+        if redundant is None:
+            return
+        ids = {p["question"] for p in HitItem.objects.filter(hit_id=item.hit_id).exclude(pk=item.pk)
+               .values_list("payload", flat=True)}
+        if redundant not in ids:
+            raise JudgmentError("'redundant_with' must be the id of another question of the article, or null")
+
+    def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
+        """One HIT per article whose write items have all their writers (or the write stage is complete)."""
+        from ..models import HitItem
+
+        used = _used(stage, "write_item")
+        judgments = list(_done_judgments(source).values_list("pk", "annotator_id", "answer", "item_id"))
+        by_item: dict[int, list] = {}
+        for row in judgments:
+            by_item.setdefault(row[3], []).append(row)
+        ready = [i for i, rows in by_item.items() if i not in used
+                 and (len(rows) >= source.redundancy or source_complete)]
+        docs = dict(HitItem.objects.filter(pk__in=ready).values_list("pk", "segment__document_id"))
+        segments = dict(HitItem.objects.filter(pk__in=ready).values_list("pk", "segment_id"))
+        exclude = (stage.options or {}).get("exclude_own_work", True)
+        hits = []
+        for write_item in sorted(ready):
+            items = [ItemPlan(position=p, set_index=p, item_type="reference", segment_id=segments[write_item],
+                              output_id=None, text=q["question"],
+                              payload={"question": question_id(pk, k), "judgment": pk, "index": k,
+                                       "sample": q["answer"], "flags": q.get("flags", []), "author": author,
+                                       "write_item": write_item, "doc": docs[write_item]})
+                     for p, (pk, author, k, q) in enumerate((pk, author, k, q) for pk, author, answer, _ in
+                                                            by_item[write_item]
+                                                            for k, q in enumerate(answer["questions"]))]
+            hits.append((items, self.hit_exposure(items) if exclude else {}))
+        return StagePlan(hits)
+
+
+def kept_questions(vote_stage, vote_hit_id: int) -> tuple[list[dict], dict[str, dict]]:
+    """The kept questions of one article (one vote HIT), in order, as {id, question, sample}, and every
+    question's selection (`select_questions`)."""
+    from ..models import HitItem
+
+    items = list(HitItem.objects.filter(hit_id=vote_hit_id).order_by("position").values_list("pk", "text", "payload"))
+    votes: dict[str, list] = {}
+    ids = {pk: payload["question"] for pk, _, payload in items}
+    for item, answer in _done_judgments(vote_stage, item_id__in=ids).values_list("item_id", "answer"):
+        votes.setdefault(ids[item], []).append((bool(answer["good"]), answer.get("redundant_with")))
+    options = vote_stage.options or {}
+    selection = select_questions([p["question"] for _, _, p in items], votes,
+                                 float(options.get("vote_threshold", 0.5)), options.get("question_overrides") or {})
+    kept = [{"id": p["question"], "question": text, "sample": p["sample"]} for _, text, p in items
+            if selection[p["question"]]["kept"]]
+    return kept, selection
+
+
+def set_override(vote_stage, question: str, keep: bool | None) -> None:
+    """The researcher keeps (True) or drops (False) a question whatever the votes, or gives it back to the votes
+    (None). Only answer HITs built afterwards see the change (built HITs keep their questions)."""
+    options = dict(vote_stage.options or {})
+    overrides = dict(options.get("question_overrides") or {})
+    if keep is None:
+        overrides.pop(question, None)
+    else:
+        overrides[question] = bool(keep)
+    options["question_overrides"] = overrides
+    vote_stage.options = options
+    vote_stage.save(update_fields=["options"])
+
+
+class ReadingComprehensionAnswer(_Stage):
+    """Built from the vote stage: per article whose votes are in, one HIT per translation (each system, and the
+    human translation as a control: item_type "reference"), one item holding the kept questions."""
+
+    name = "reading-comprehension-answer"
+    label = "Reading comprehension: answer the questions (stage of reading-comprehension)"
+    template = "annotation/screens/reading_comprehension_answer.html"
+    script = "annotation/reading_comprehension_answer.js"
+    stage_name = "answer"
+
+    def default_statement(self, language: str) -> str:
+        return (f"Read the article ({language_name(language)}) and answer each question in a few words, from what "
+                "the article says.")
+
+    def item_payload(self, item) -> dict:
+        return {"id": item.id, "protocol": self.name,
+                "article": article_texts(item.payload["doc"], item.payload.get("system")),
+                "questions": [{"id": q["id"], "question": q["question"]} for q in item.payload["questions"]]}
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        _only(body, {"item", "answers"}, '{"item", "answers": {"<question id>": "..."}}')
+        answers = body.get("answers")
+        if not isinstance(answers, dict) or not answers or len(answers) > 50:
+            raise JudgmentError("'answers' must be an object: {\"<question id>\": \"your answer\"}")
+        return {"answer": {"answers": {str(k)[:40]: _text(v, f"the answer to question {k!s:.40}", MAX_ANSWER,
+                                                          empty_ok=True) for k, v in answers.items()}}}
+
+    def check_answer(self, item, fields: dict) -> None:
+        ids = [q["id"] for q in item.payload["questions"]]
+        given = fields["answer"]["answers"]
+        missing = [q for q in ids if q not in given]
+        if missing or len(given) != len(ids):
+            raise JudgmentError(f"answer every question shown, and only those ({len(ids)}); "
+                                f"{'missing: ' + ', '.join(missing) if missing else 'unknown ids given'}")
+        if not any(given.values()):
+            raise JudgmentError("every answer is empty: answer the questions from the article (leave a box empty "
+                                "only when the article does not say)")
+
+    def hit_exposure(self, items) -> dict:
+        return {"exclusive": sorted({f"article:{i.payload['doc']}" for i in items}),
+                "authors": sorted({a for i in items for a in i.payload["readers"]})}
+
+    def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
+        """Per vote HIT (article) with all its votes in: the kept questions, and one HIT per translation of the
+        article, shuffled. The writers and voters of the article are kept out of them."""
+        from ..models import Hit, HitItem, Segment, System, SystemOutput
+
+        root = source.stage_input
+        used = _used(stage, "vote_hit")
+        done = _completed_per_hit(source)
+        ready = sorted(h for h, n in done.items() if h not in used and (n >= source.redundancy or source_complete))
+        if not ready:
+            return StagePlan([])
+        systems = list(System.objects.filter(campaign=root).order_by("pk").values_list("pk", flat=True))
+        voters: dict[int, set] = {}
+        for hit_id, annotator in (_done_judgments(source, item__hit_id__in=ready)
+                                  .values_list("item__hit_id", "annotator_id")):
+            voters.setdefault(hit_id, set()).add(annotator)
+        rng = random.Random(f"{stage.seed}:{len(used)}")
+        hits = []
+        for vote_hit in ready:
+            if not Hit.objects.filter(pk=vote_hit).exists():
+                continue
+            kept, _ = kept_questions(source, vote_hit)
+            first = HitItem.objects.filter(hit_id=vote_hit).order_by("position").values_list("payload", flat=True)[0]
+            doc = first["doc"]
+            writers = set(HitItem.objects.filter(hit_id=vote_hit).values_list("payload__author", flat=True))
+            readers = sorted(writers | voters.get(vote_hit, set()))
+            if not kept:  # nothing to ask: the article is left out (a researcher may keep a question by hand)
+                continue
+            segment = Segment.objects.filter(document_id=doc).order_by("seg_id").values_list("pk", flat=True)[0]
+            outputs = dict(SystemOutput.objects.filter(segment_id=segment).values_list("system_id", "pk"))
+            for system in [*systems, None]:
+                item = ItemPlan(position=0, set_index=0, item_type="reference" if system is None else "system",
+                                segment_id=segment, output_id=None if system is None else outputs[system],
+                                payload={"doc": doc, "system": system, "vote_hit": vote_hit, "questions": kept,
+                                         "readers": readers})
+                hits.append(([item], self.hit_exposure([item])))
+        rng.shuffle(hits)
+        return StagePlan(hits)
+
+
+class ReadingComprehensionGrade(_Stage):
+    """Built from the answer stage: one item per non-empty answer (HitItem.text the answer; the question, its
+    sample answer, the answer judgment and its author in the payload)."""
+
+    name = "reading-comprehension-grade"
+    label = "Reading comprehension: grade the answers (stage of reading-comprehension)"
+    template = "annotation/screens/reading_comprehension_grade.html"
+    script = "annotation/reading_comprehension_grade.js"
+    stage_name = "grade"
+
+    def default_statement(self, language: str) -> str:
+        return "Does the answer say what the sample answer says (in other words is fine)?"
+
+    def item_payload(self, item) -> dict:
+        return {"id": item.id, "protocol": self.name, "question": item.payload["question_text"],
+                "sample_answer": item.payload["sample"], "answer": item.text}
+
+    def parse_judgment(self, body) -> dict:
+        require_item_id(body)
+        _only(body, {"item", "correct"}, '{"item", "correct"}')
+        if body.get("correct") not in YES_NO:
+            raise JudgmentError("'correct' must be \"yes\" or \"no\"")
+        return {"answer": {"correct": YES_NO[body["correct"]]}}
+
+    def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
+        """One item per non-empty answer of a finished answer HIT not yet graded; full HITs of `hit_size` items,
+        and the rest once the answer stage is complete. A judge never grades their own answers."""
+        from ..models import HitItem
+
+        used = {(p.get("judgment"), p.get("question")) for p in HitItem.objects.filter(hit__campaign=stage)
+                .values_list("payload", flat=True)}
+        rows = list(_done_judgments(source).values_list("pk", "annotator_id", "answer", "item_id"))
+        items = {pk: (segment, output, payload) for pk, segment, output, payload in HitItem.objects.filter(
+            pk__in={r[3] for r in rows}).values_list("pk", "segment_id", "output_id", "payload")}
+        ready = []
+        for pk, author, answer, item in rows:
+            segment, output, payload = items[item]
+            for q in payload["questions"]:
+                given = answer["answers"].get(q["id"], "")
+                if given and (pk, q["id"]) not in used:
+                    ready.append((pk, q, given, author, segment, output))
+        exclude = (stage.options or {}).get("exclude_own_work", True)
+        rng = random.Random(f"{stage.seed}:{len(used)}")
+        rng.shuffle(ready)
+        size, hits = stage.hit_size, []
+        while len(ready) >= size or (source_complete and ready):
+            chunk, ready = ready[:size], ready[size:]
+            plans = [ItemPlan(position=p, set_index=p, item_type="system" if output else "reference",
+                              segment_id=segment, output_id=output, text=given,
+                              payload={"judgment": pk, "question": q["id"], "question_text": q["question"],
+                                       "sample": q["sample"], "author": author})
+                     for p, (pk, q, given, author, segment, output) in enumerate(chunk)]
+            hits.append((plans, self.hit_exposure(plans) if exclude else {}))
+        return StagePlan(hits)
+
+
+register(ReadingComprehension())
+register(ReadingComprehensionVote())
+register(ReadingComprehensionAnswer())
+register(ReadingComprehensionGrade())
