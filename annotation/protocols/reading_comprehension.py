@@ -31,7 +31,7 @@ from decimal import Decimal
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id
+from .base import EXCLUDE_OWN_WORK, JudgmentError, Protocol, language_name, require_item_id
 from .options import Option
 
 QUESTIONS_PER_ARTICLE = 3
@@ -61,8 +61,7 @@ OPTIONS = (
            "article).", minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
     Option("grade_payment_per_hit", "decimal", Decimal("0"), "What a grader earns per HIT.", minimum=Decimal("0"),
            maximum=Decimal("999999.99"), decimal_places=2, target="options"),
-    Option("exclude_own_work", "bool", True, "Keep a judge out of voting on their own questions and grading "
-           "their own answers.", target="options"),
+    EXCLUDE_OWN_WORK,
 )
 _DEFAULTS = {"voters": 3, "vote_threshold": 0.5, "answerers": 1, "graders": 3, "grade_items_per_hit": 20,
              "exclude_own_work": True}
@@ -168,7 +167,7 @@ class ReadingComprehension(Protocol):
     label = "Reading comprehension (write questions, vote, answer, grade)"
     family = "reading-comprehension"
     template = "annotation/screens/reading_comprehension_write.html"
-    script = "annotation/reading_comprehension_write.js"
+    script = "annotation/reading_comprehension.js"
     requires_reference = True
     stage_name = "write"
     default_redundancy = 2
@@ -268,7 +267,7 @@ class ReadingComprehensionVote(_Stage):
     name = "reading-comprehension-vote"
     label = "Reading comprehension: vote on the questions (stage of reading-comprehension)"
     template = "annotation/screens/reading_comprehension_vote.html"
-    script = "annotation/reading_comprehension_vote.js"
+    script = "annotation/reading_comprehension.js"
     stage_name = "vote"
 
     def default_statement(self, language: str) -> str:
@@ -372,7 +371,7 @@ class ReadingComprehensionAnswer(_Stage):
     name = "reading-comprehension-answer"
     label = "Reading comprehension: answer the questions (stage of reading-comprehension)"
     template = "annotation/screens/reading_comprehension_answer.html"
-    script = "annotation/reading_comprehension_answer.js"
+    script = "annotation/reading_comprehension.js"
     stage_name = "answer"
 
     def default_statement(self, language: str) -> str:
@@ -455,7 +454,7 @@ class ReadingComprehensionGrade(_Stage):
     name = "reading-comprehension-grade"
     label = "Reading comprehension: grade the answers (stage of reading-comprehension)"
     template = "annotation/screens/reading_comprehension_grade.html"
-    script = "annotation/reading_comprehension_grade.js"
+    script = "annotation/reading_comprehension.js"
     stage_name = "grade"
 
     def default_statement(self, language: str) -> str:
