@@ -24,7 +24,15 @@ def importable_protocol_choices() -> list[tuple[str, str]]:
     return [(p.name, p.label) for p in _REGISTRY.values() if not p.stage_only]
 
 
-from . import direct_assessment, error_spans, pairwise, post_edit, ranking  # noqa: E402,F401  (register them)
+from . import (  # noqa: E402,F401  (register the protocols)
+    direct_assessment,
+    error_spans,
+    pairwise,
+    post_edit,
+    ranking,
+    reading_comprehension,
+    reference_translation,
+)
 from . import options as _options  # noqa: E402
 
 

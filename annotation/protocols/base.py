@@ -107,7 +107,7 @@ def check_common(values: dict) -> list[tuple[str, str]]:
 #: The import options every protocol takes; each protocol adds its own (`own_options`).
 COMMON_OPTIONS = (
     Option("redundancy", "int", None, "Distinct workers per HIT.", minimum=1, maximum=1000,
-           default_text="1; post-edit 5 editors (docs/methods.md §9)"),
+           default_text="1; post-edit 5 editors, reference-translation 5 translators (docs/methods.md §9)"),
     Option("seed", "int", None, "Random seed of the HIT layout; a random one is chosen and stored if empty.",
            minimum=0, maximum=2**62, default_text="random"),
     Option("source_language", "str", "", "Language code of the source, e.g. de.", max_length=16),
@@ -139,6 +139,13 @@ COMMON_OPTIONS = (
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )
+
+
+#: Multi-stage tasks (docs/methods.md §9): one option, shared by every protocol with later stages.
+EXCLUDE_OWN_WORK = Option(
+    "exclude_own_work", "bool", True, "Keep a worker out of later-stage HITs that show their own work (verifying "
+    "their own edit, judging their own translations, voting on their own questions, grading their own answers).",
+    target="options")
 
 
 class Protocol:

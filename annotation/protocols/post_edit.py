@@ -19,7 +19,7 @@ from decimal import Decimal
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id
+from .base import EXCLUDE_OWN_WORK, JudgmentError, Protocol, language_name, require_item_id
 from .options import Option
 from .ranking import RANKING_OPTIONS
 
@@ -36,8 +36,7 @@ EDIT_OPTIONS = (
            target="options"),
     Option("verify_payment_per_hit", "decimal", Decimal("0"), "What a verifier earns per HIT.",
            minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
-    Option("exclude_own_work", "bool", True, "Keep a worker out of later-stage HITs that show their own work "
-           "(verifying their own edit).", target="options"),
+    EXCLUDE_OWN_WORK,
 )
 
 

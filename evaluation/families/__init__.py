@@ -36,7 +36,16 @@ def all_endpoints() -> set[str]:
     return {name for family in _REGISTRY.values() for name in family.endpoints}
 
 
-from . import acceptance, direct_assessment, error_spans, pairwise, post_edit, ranking  # noqa: E402,F401  (register the families)
+from . import (  # noqa: E402,F401  (register the families)
+    acceptance,
+    direct_assessment,
+    error_spans,
+    pairwise,
+    post_edit,
+    ranking,
+    reading_comprehension,
+    reference_translation,
+)
 
 __all__ = ["BadQuery", "Family", "Table", "all_endpoints", "all_families", "family_of", "get_family", "register",
            "unregister"]
