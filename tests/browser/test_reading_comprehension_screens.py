@@ -198,3 +198,55 @@ def test_answer_the_questions_on_one_translation(live_server, browser):
         # one translation of the article: this reader gets no other
         page.goto(f"{live_server.url}/c/{stage.slug}/start/?worker_id=reader-1")
         assert "/hit/" not in page.url
+
+
+def test_vote_and_grade_by_keyboard(live_server, browser):
+    from django.test import Client
+
+    from ..conftest import post_answer, start
+
+    campaign = rc_campaign("Kessin harbour, votes and grades")
+    client = Client()
+    token = start(client, campaign, "w")
+    item = client.get(f"/api/hit/{token}/").json()["item"]
+    assert post_answer(client, token, {"item": item["id"], "questions": [
+        {"question": q, "answer": a} for q, a in QUESTIONS]}).status_code == 201
+    build_stages(campaign)
+    vote = Campaign.objects.get(stage_input=campaign)
+    with _page(browser, 1100, 800) as page:
+        state = _start(page, live_server, vote.slug, "voter-1")
+        item = state["item"]
+        expect(page.locator("#rc-question")).to_have_text(item["question"]["question"])
+        expect(page.locator("#rc-sample")).to_have_text(item["question"]["answer"])
+        expect(page.locator("#submit")).to_be_disabled()
+        page.keyboard.press("y")
+        page.locator("#rc-redundant").select_option(item["others"][1]["id"])
+        page.locator("#rc-good input").nth(0).focus()
+        status, body = _post(page, lambda: page.keyboard.press("Enter"))
+        assert status == 201 and body == {"item": item["id"], "good": "yes", "redundant_with": item["others"][1]["id"]}
+        for _ in range(2):  # the other two: not good, by mouse; then good
+            expect(page.locator("#submit")).to_be_disabled()
+            page.get_by_label("Yes").check()
+            status, body = _post(page, lambda: page.click("#submit"))
+            assert status == 201 and body["redundant_with"] is None
+        assert page.js_errors == [] and page.csp == []
+    build_stages(vote)
+    answer = Campaign.objects.get(stage_input=vote)
+    for k in range(3):
+        reader = Client()
+        token = start(reader, answer, f"r{k}")
+        item = reader.get(f"/api/hit/{token}/").json()["item"]
+        assert post_answer(reader, token, {"item": item["id"], "answers": {
+            q["id"]: f"answer {k}" for q in item["questions"]}}).status_code == 201
+    build_stages(answer)
+    grade = Campaign.objects.get(stage_input=answer)
+    with _page(browser, 1100, 800) as page:
+        state = _start(page, live_server, grade.slug, "grader-1")
+        item = state["item"]
+        expect(page.locator("#rc-given")).to_have_text(item["answer"])
+        expect(page.locator("#rc-sample")).to_have_text(item["sample_answer"])
+        page.keyboard.press("n")
+        status, body = _post(page, lambda: page.keyboard.press("Enter"))
+        assert status == 201 and body == {"item": item["id"], "correct": "no"}
+        assert Judgment.objects.get(item_id=item["id"]).answer == {"correct": False}
+        assert page.js_errors == [] and page.csp == []
