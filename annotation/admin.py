@@ -170,6 +170,7 @@ class CampaignAdmin(OwnedAdmin):
             path("import/<uuid:job_id>/", view(self.import_job_view), name="annotation_campaign_import_job"),
             path("<int:pk>/preview/", view(self.preview_view), name="annotation_campaign_preview"),
             path("<int:pk>/status/", view(self.status_view), name="annotation_campaign_status"),
+            path("<int:pk>/curate/", view(self.curate_view), name="annotation_campaign_curate"),
         ] + super().get_urls()
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
@@ -216,6 +217,7 @@ class CampaignAdmin(OwnedAdmin):
             "done_percent": round(100 * counts["assignments_done"] / needed) if needed else 0,
             "status_help": STATUS_HELP.get(campaign.status, ""),
             "stages": stage_progress(campaign),
+            "curated": campaign.protocol_spec.curated,
         }
 
     # Import -----------------------------------------------------------------------------------------
@@ -360,6 +362,31 @@ class CampaignAdmin(OwnedAdmin):
                                                require_https=request.is_secure()) or not target.startswith("/"):
             target = page
         return redirect(target)
+
+    def curate_view(self, request, pk: int):
+        """A stage's output the researcher may keep or drop by hand (e.g. reading comprehension's questions,
+        docs/methods.md §9.3): the protocol says what (`Protocol.curated`, `curation_rows`, `curate`)."""
+        campaign = get_object_or_404(self.get_queryset(request), pk=pk)
+        spec = campaign.protocol_spec
+        if not spec.curated:
+            raise Http404("nothing to curate in this campaign")
+        if request.method == "POST":
+            if not self.has_change_permission(request, campaign):
+                raise PermissionDenied
+            choice = {"keep": True, "drop": False, "votes": None}.get(request.POST.get("choice", ""), "bad")
+            keys = {row["key"] for row in spec.curation_rows(campaign)}
+            key = request.POST.get("key", "")
+            if choice == "bad" or key not in keys:
+                messages.error(request, "Choose keep, drop or the votes for one of the listed items.")
+            else:
+                spec.curate(campaign, key, choice)
+                messages.success(request, f"{key}: {'kept' if choice else 'dropped' if choice is False else 'as voted'}"
+                                          " (HITs built from now on follow this).")
+            return redirect(reverse("admin:annotation_campaign_curate", args=[pk]))
+        return render(request, "admin/annotation/campaign/curate.html", {
+            **self.admin_site.each_context(request), "campaign": campaign, "opts": self.model._meta,
+            "title": f"{campaign.name}: {spec.curated}", "what": spec.curated, "rows": spec.curation_rows(campaign),
+        })
 
     def _set_status(self, request, queryset, status: str):
         analysis_only = queryset.filter(analysis_only=True).count()

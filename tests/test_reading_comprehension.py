@@ -325,3 +325,29 @@ def test_racing_requests_never_give_a_worker_two_translations_of_an_article():
     for t in threads:
         t.join()
     assert Assignment.objects.filter(campaign=answer_stage, annotator__external_id="racer-web").count() == 1
+
+
+def test_the_admin_curates_the_questions(django_capture_on_commit_callbacks, admin_client):
+    campaign = rc_campaign(articles=1)
+    vote_stage, answer_stage = stage(campaign, "vote"), stage(campaign, "answer")
+    with django_capture_on_commit_callbacks(execute=True):
+        work(campaign, ["w1", "w2"], write)
+    page = admin_client.get(f"/admin/annotation/campaign/{vote_stage.pk}/change/").content.decode()
+    assert 'id="curate-link"' in page
+    assert admin_client.get(f"/admin/annotation/campaign/{campaign.pk}/curate/").status_code == 404
+    listing = admin_client.get(f"/admin/annotation/campaign/{vote_stage.pk}/curate/").content.decode()
+    dropped = HitItem.objects.get(hit__campaign=vote_stage, text=question(0, 0)).payload["question"]
+    assert dropped in listing and "Did " in listing
+    response = admin_client.post(f"/admin/annotation/campaign/{vote_stage.pk}/curate/",
+                                 {"key": dropped, "choice": "drop"})
+    assert response.status_code == 302
+    assert admin_client.post(f"/admin/annotation/campaign/{vote_stage.pk}/curate/",
+                             {"key": "no-such-question", "choice": "keep"}).status_code == 302
+    vote_stage.refresh_from_db()
+    assert vote_stage.options["question_overrides"] == {dropped: False}
+    with django_capture_on_commit_callbacks(execute=True):
+        work(vote_stage, ["v1", "v2", "v3"], vote)
+    ids = [q["id"] for q in HitItem.objects.filter(hit__campaign=answer_stage).first().payload["questions"]]
+    assert dropped not in ids
+    listing = admin_client.get(f"/admin/annotation/campaign/{vote_stage.pk}/curate/").content.decode()
+    assert "(by hand)" in listing

@@ -211,6 +211,18 @@ class Protocol:
         """The later stages (services.stages.StageSpec) an import of this protocol creates, from its options."""
         return []
 
+    #: What a researcher may curate by hand in a stage's output (e.g. "questions"); empty: nothing.
+    curated: str = ""
+
+    def curation_rows(self, campaign) -> list[dict]:
+        """The stage's curatable output for the admin: [{key, text, detail, kept, override}], `override`
+        True (kept by hand), False (dropped by hand) or None (as the judges decided)."""
+        return []
+
+    def curate(self, campaign, key: str, keep: bool | None) -> None:
+        """Keep (True) or drop (False) one piece of output by hand, or give it back to the judges (None)."""
+        raise NotImplementedError
+
     def plan_stage(self, stage, source, source_complete: bool):
         """The new HITs of later stage `stage` that the output of its input stage `source` makes ready
         (services.stages.StagePlan); `source_complete` says that no more output will come, so a last short HIT

@@ -283,6 +283,28 @@ class ReadingComprehensionVote(_Stage):
                 "question": {"id": item.payload["question"], "question": item.text,
                              "answer": item.payload["sample"]}, "others": others}
 
+    curated = "questions"
+
+    def curation_rows(self, campaign) -> list[dict]:
+        """Every question of the vote stage with the judges' decision and the researcher's override."""
+        from ..models import Hit
+
+        rows = []
+        for hit_id in Hit.objects.filter(campaign=campaign).order_by("number").values_list("pk", flat=True):
+            _, selection = kept_questions(campaign, hit_id)
+            texts = dict((p["question"], (text, p["sample"])) for text, p in
+                         campaign.hits.get(pk=hit_id).items.order_by("position").values_list("text", "payload"))
+            overrides = (campaign.options or {}).get("question_overrides") or {}
+            for key, decision in selection.items():
+                text, sample = texts[key]
+                rows.append({"key": key, "text": text, "detail": f"sample answer: {sample}; "
+                             + _vote_summary(decision), "kept": bool(decision["kept"]),
+                             "override": overrides.get(key)})
+        return rows
+
+    def curate(self, campaign, key: str, keep: bool | None) -> None:
+        set_override(campaign, key, keep)
+
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
         _only(body, {"item", "good", "redundant_with"}, '{"item", "good", "redundant_with"}')
@@ -330,6 +352,17 @@ class ReadingComprehensionVote(_Stage):
                                                             for k, q in enumerate(answer["questions"]))]
             hits.append((items, self.hit_exposure(items) if exclude else {}))
         return StagePlan(hits)
+
+
+def _vote_summary(decision: dict) -> str:
+    votes = decision.get("votes", 0)
+    good = decision.get("share_good")
+    parts = [f"{votes} vote{'s' * (votes != 1)}"]
+    if good is not None:
+        parts.append(f"{good:.0%} good")
+    if decision.get("redundant_with"):
+        parts.append(f"redundant with {decision['redundant_with']}")
+    return ", ".join(parts)
 
 
 def kept_questions(vote_stage, vote_hit_id: int) -> tuple[list[dict], dict[str, dict]]:
