@@ -15,7 +15,8 @@ import evaluation.stats as S
 PKG = pathlib.Path(S.__file__).parent
 #: numpy, scipy and the standard library, krippendorff (a numpy package, the reference for Krippendorff's alpha) and
 #: sacrebleu (TER, for HTER).
-ALLOWED_TOP = {"numpy", "scipy", "math", "dataclasses", "__future__", "warnings", "krippendorff", "sacrebleu"}
+ALLOWED_TOP = {"numpy", "scipy", "math", "dataclasses", "collections", "__future__", "warnings", "krippendorff",
+               "sacrebleu"}
 
 
 def test_modules_import_only_numpy_scipy_and_stdlib():
