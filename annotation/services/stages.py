@@ -21,7 +21,7 @@ from ..models import Assignment, Campaign, Hit, HitItem
 from .bulk import insert
 from .stage_specs import StagePlan, StageSpec
 
-__all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "input_complete",
+__all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "first_stage", "input_complete",
            "next_stages_of", "stage_progress"]
 
 
@@ -48,6 +48,14 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
             require_qualification=campaign.require_qualification,
             required_native_language=campaign.required_native_language))
     return list(created.values())
+
+
+def first_stage(campaign: Campaign) -> Campaign:
+    """The task's first stage (the imported campaign), where its results are stored; the campaign itself when it
+    is one."""
+    while campaign.stage_input_id is not None:
+        campaign = campaign.stage_input
+    return campaign
 
 
 def next_stages_of(campaign: Campaign) -> list[Campaign]:
@@ -91,9 +99,7 @@ def build_stage(stage: Campaign) -> int:
 def stage_progress(campaign: Campaign) -> list[dict]:
     """Every stage of the task `campaign` belongs to, in order, with its HITs, finished assignments and what it
     waits for (for the admin and the API)."""
-    root = campaign
-    while root.stage_input_id is not None:
-        root = root.stage_input
+    root = first_stage(campaign)
     stages, frontier = [root], [root]
     while frontier:
         frontier = [s for c in frontier for s in next_stages_of(c)]

@@ -11,6 +11,7 @@ from django.db.models import Max
 
 from annotation.models import Assignment, Campaign, HitItem, Judgment, Segment, System, SystemOutput
 from annotation.protocols.post_edit import screen_rows
+from annotation.services.stages import first_stage as root_of
 
 from ...models import CampaignResults, WorkerResult
 from ...services.storing import finite, jsonable, replace_results
@@ -19,12 +20,6 @@ from ...stats import error_spans as es
 from ...stats import hter
 
 CURVE_REPEATS = 50
-
-
-def root_of(campaign: Campaign) -> Campaign:
-    while campaign.stage_input_id is not None:
-        campaign = campaign.stage_input
-    return campaign
 
 
 def compute_post_edit(campaign: Campaign) -> CampaignResults | None:

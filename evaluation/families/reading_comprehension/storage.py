@@ -12,6 +12,7 @@ from django.db.models import Max
 
 from annotation.models import Assignment, Campaign, Hit, HitItem, Judgment, System
 from annotation.protocols.reading_comprehension import kept_questions
+from annotation.services.stages import first_stage as root_of
 
 from ...models import CampaignResults
 from ...services.storing import finite, jsonable, replace_results
@@ -19,12 +20,6 @@ from ...stats import clusters as cluster_systems
 from ...stats import comprehension as rc
 
 HUMAN = "human translation"
-
-
-def root_of(campaign: Campaign) -> Campaign:
-    while campaign.stage_input_id is not None:
-        campaign = campaign.stage_input
-    return campaign
 
 
 def stages_of(root: Campaign) -> dict[str, Campaign]:

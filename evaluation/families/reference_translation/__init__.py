@@ -4,52 +4,42 @@ the share of their sentences flagged as machine-made by the detect stage and whe
 accepted translations as extra references."""
 from __future__ import annotations
 
-from ...services.results_read import freshness, stored_rows
 from .. import register
-from ..base import Family, Table
+from ..base import Table
+from ..staged import StagedFamily
 from . import presenter
-from .storage import compute_reference_translation, root_of
+from .storage import compute_reference_translation
 
 
-class ReferenceTranslationFamily(Family):
+class ReferenceTranslationFamily(StagedFamily):
     name = "reference-translation"
     label = "Crowd reference translations (BLEU, MT detection)"
     template = "evaluation/families/reference_translation.html"
     sections = (("translators", "Translators"), ("rt-stages", "Stages"), ("accepted", "Accepted translations"))
     endpoints = ("translators", "accepted", "translations", "mt", "stages")
+    presenter = presenter
 
     def compute(self, campaign):
         return compute_reference_translation(campaign)
 
-    def _stored(self, campaign, name: str) -> dict:
-        return {**freshness(root_of(campaign)).as_api(), "results": stored_rows(root_of(campaign), name)}
-
     def systems(self, campaign, params):
         """The translators as the API's systems: ranked by leave-one-out BLEU."""
-        return self._stored(campaign, "systems")
+        return self.stored(campaign, "systems")
 
     def translators(self, campaign, params):
-        return self._stored(campaign, "systems")
+        return self.stored(campaign, "systems")
 
     def accepted(self, campaign, params):
         """The accepted translations (of translators not excluded): doc_id, seg_id, translator, translation."""
-        return self._stored(campaign, "accepted")
+        return self.stored(campaign, "accepted")
 
     def translations(self, campaign, params):
         """Every translation with its pasted flag, copied system, detect votes, flagged and excluded."""
-        return self._stored(campaign, "translations")
+        return self.stored(campaign, "translations")
 
     def mt(self, campaign, params):
         """Per system: how often the detect judges marked its outputs machine-made."""
-        return self._stored(campaign, "mt")
-
-    def stages(self, campaign, params):
-        from annotation.services.stages import stage_progress
-
-        return {"results": stage_progress(campaign)}
-
-    def page_context(self, campaign, header, workers, request):
-        return presenter.page_context(campaign, header, workers, request)
+        return self.stored(campaign, "mt")
 
     def tables(self):
         stored = self.stored_table

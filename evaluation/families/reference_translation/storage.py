@@ -12,18 +12,13 @@ from django.db.models import Max
 
 from annotation.models import Assignment, Campaign, HitItem, Judgment
 from annotation.protocols.reference_translation import screen_rows
+from annotation.services.stages import first_stage as root_of
 
 from ...models import CampaignResults, WorkerResult
 from ...services.storing import finite, jsonable, replace_results
 from ...stats import crowd_translation as ct
 
 DEFAULT_THRESHOLD = 0.3
-
-
-def root_of(campaign: Campaign) -> Campaign:
-    while campaign.stage_input_id is not None:
-        campaign = campaign.stage_input
-    return campaign
 
 
 def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
