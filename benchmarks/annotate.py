@@ -193,9 +193,10 @@ def write_campaign_file(path: Path, segments: int, systems: int, seed: int) -> N
             handle.write(json.dumps(record) + "\n")
 
 
-def import_campaign(env: dict, path: Path, name: str, redundancy: int) -> dict:
+def import_campaign(env: dict, path: Path, name: str, redundancy: int, gate: bool = False) -> dict:
+    extra = ["--gate"] if gate else []  # the live reliability gate (docs/methods.md §12)
     out = manage(env, "import_campaign", str(path), "--name", name, "--protocol", "adequacy",
-                 "--redundancy", str(redundancy), "--seed", "1")
+                 "--redundancy", str(redundancy), "--seed", "1", *extra)
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -920,6 +921,8 @@ def parse_args(argv=None):
     parser.add_argument("--redis-db", type=int, default=15,
                         help="the Redis database (of CELERY_BROKER_URL's server) the server uses; flushed")
     parser.add_argument("--db-name", default="mteval_bench", help="the benchmark's database (dropped and recreated)")
+    parser.add_argument("--gate", action="store_true",
+                        help="import the campaigns with the live reliability gate on (each finished HIT queues it)")
     args = parser.parse_args(argv)
     args.capacity_duration = args.duration or 20.0
     args.pace_duration = args.duration or 30.0
@@ -987,11 +990,12 @@ def main(argv=None) -> int:
         write_campaign_file(path, args.segments, args.systems, seed=1)
         def new_campaign(mode: str) -> str:
             t = time.monotonic()
-            result = import_campaign(env, path, f"bench {mode}", redundancy)
+            result = import_campaign(env, path, f"bench {mode}", redundancy, args.gate)
             log(f"imported campaign {result['campaign']!r}: {result['hits']} HITs, redundancy {redundancy} "
                 f"({time.monotonic() - t:.1f} s)")
             report["campaign"] = (f"adequacy, {args.segments} segments x {args.systems} systems, {result['hits']} "
-                                  f"HITs of 100 items, redundancy {redundancy} (one campaign per mode)")
+                                  f"HITs of 100 items, redundancy {redundancy} (one campaign per mode)"
+                                  + (", live reliability gate on" if args.gate else ""))
             return result["campaign"]
 
         slugs = {mode: new_campaign(mode) for mode in modes}

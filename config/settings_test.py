@@ -24,6 +24,8 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
 CELERY_TASK_ALWAYS_EAGER = os.environ.get("TEST_CELERY_EAGER", "1") == "1"
 CELERY_TASK_DEFAULT_QUEUE = f"test-{os.environ['TEST_RUN_ID']}"
 RESULTS_AUTO_RECOMPUTE = False
+# The live reliability gate runs at once after a finished HIT's commit (production: a Celery task).
+GATE_INLINE_WHEN_EAGER = True
 
 # Crowd-entry protections (rate limits, open HITs per address) are off for the suite, whose simulated crowds
 # all come from one address; tests/test_entry_identity.py turns each on where it is tested.

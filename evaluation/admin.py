@@ -10,12 +10,13 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 
-from .admin_inlines import WorkerInline, is_p_value
+from .admin_inlines import WorkerGateInline, WorkerInline, is_p_value
 from .charts import format_p
 from .families import family_of
-from .models import CampaignStatistics
+from .models import CampaignStatistics, WorkerGate
 from .permissions import visible_campaigns
 from .services import reference_ranking as reference
+from .services.gates import lift
 from .services.results_read import header_of
 from .tasks import compute_campaign_results
 
@@ -85,7 +86,7 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
         if obj is None:
             return []
         family = family_of(obj)
-        return [inline for inline in [_worker_inline(family), *family.admin_inlines()]
+        return [inline for inline in [_worker_inline(family), *family.admin_inlines(), WorkerGateInline]
                 if inline.model._default_manager.filter(campaign_id=obj.pk).exists()]
 
     def has_add_permission(self, request):
@@ -190,6 +191,38 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
         for campaign in queryset:
             compute_campaign_results.apply_async((campaign.pk,))
         messages.success(request, f"Queued {queryset.count()} campaign(s) for recomputation.")
+
+
+@admin.register(WorkerGate)
+class WorkerGateAdmin(admin.ModelAdmin):
+    """Workers stopped by the live reliability gate (docs/methods.md §12), with the reason; "Lift" lets them
+    back in (the gate is kept, marked lifted, and not applied to them again in that campaign)."""
+
+    list_display = ["annotator", "campaign", "rule", "reason", "p_value", "pairs", "created_at", "lifted_at"]
+    list_filter = ["campaign", "rule", ("lifted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["annotator__external_id", "campaign__name", "campaign__slug"]
+    fields = list_display + ["test", "missed_share", "lifted_by"]
+    readonly_fields = fields
+    actions = ["lift_gates"]
+
+    def get_queryset(self, request):
+        campaigns = visible_campaigns(request.user).values("pk")
+        return super().get_queryset(request).filter(campaign__in=campaigns).select_related(
+            "annotator__user", "campaign")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Lift the gate on the selected workers (let them back in)")
+    def lift_gates(self, request, queryset):
+        lifted = 0
+        for gate in queryset.filter(lifted_at__isnull=True):
+            lift(gate.campaign, gate, request.user)
+            lifted += 1
+        self.message_user(request, f"{lifted} gate(s) lifted.", messages.SUCCESS)
 
 
 class ReferenceRankingForm(forms.Form):

@@ -10,7 +10,7 @@ from django.db import models
 from django.utils.html import format_html, format_html_join
 
 from .charts import format_p
-from .models import ResultTable, WorkerResult
+from .models import ResultTable, WorkerGate, WorkerResult
 from .presenters.formatting import fixed
 from .serializers import WorkerResultSerializer
 
@@ -110,3 +110,13 @@ def _cell(value, column: str = "") -> str:
     if isinstance(value, float):
         return format_p(value) if is_p_value(column) else f"{value:.3g}"
     return "–" if value is None else str(value)
+
+
+class WorkerGateInline(ReadOnlyInline):
+    """The workers the live reliability gate stopped (docs/methods.md §12); lift them from the gates' list."""
+
+    model = WorkerGate
+    fields = ["annotator", "rule", "reason", "p_value", "pairs", "missed_share", "created_at", "lifted_at"]
+    readonly_fields = fields
+    verbose_name = "gated worker"
+    verbose_name_plural = "gated workers (live reliability gate; lift them under Results › Worker gates)"

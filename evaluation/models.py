@@ -6,6 +6,7 @@ rows. A family that needs tables of its own keeps their models in its package
 (`evaluation/families/<family>/models.py`). Every table hangs off the campaign and is replaced
 whole at each run, so readers see either the old results or the new ones, never a mix.
 """
+from django.conf import settings
 from django.db import models
 
 from annotation.models import Annotator, Campaign
@@ -77,6 +78,37 @@ class ResultTable(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.variant})" if self.variant else self.name
+
+
+class WorkerGate(models.Model):
+    """A worker stopped by the live reliability gate (docs/methods.md §12): the gate found them failing their
+    reliability test after a finished HIT and blocked them from the campaign (`Campaign.blocked_annotators`).
+    Their judgments stay; the results flag them as unreliable. Lifting unblocks them and sets `lifted_at`; a
+    lifted gate is not applied again to that worker in that campaign (the researcher has decided)."""
+
+    class Rule(models.TextChoices):
+        TEST = "test", "reliability test fails after the minimum pairs"
+        MISSED = "missed", "share of control items missed"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_gates")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="gates")
+    reason = models.TextField(help_text="Why the worker was stopped, for the researcher.")
+    rule = models.CharField(max_length=16, choices=Rule.choices)
+    test = models.CharField(max_length=32, blank=True, help_text="The reliability test that ran.")
+    p_value = models.FloatField(null=True, blank=True)
+    pairs = models.PositiveIntegerField(default=0, help_text="Quality-control pairs the verdict used.")
+    missed_share = models.FloatField(null=True, blank=True, help_text="Share of control items missed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                  related_name="+")
+
+    class Meta:
+        ordering = ["campaign", "-created_at"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "annotator"], name="worker_gate_unique")]
+
+    def __str__(self):
+        return f"gate on {self.annotator} in {self.campaign}"
 
 
 class CampaignStatistics(Campaign):

@@ -6,9 +6,9 @@ import time
 from django.conf import settings
 from django.dispatch import receiver
 
-from annotation.signals import judgments_recorded
+from annotation.signals import assignment_completed, judgments_recorded
 
-from .tasks import schedule_recompute
+from .tasks import schedule_gate, schedule_recompute
 
 log = logging.getLogger(__name__)
 #: While the broker is down every judgment would fail to queue its run: say so once a minute, not each time.
@@ -24,6 +24,17 @@ def recompute_on_judgments(sender, campaign_id: int, **kwargs):
     try:
         schedule_recompute(campaign_id)
     except Exception as exc:  # the judgment is stored; the worker's catch-up queues the run when the broker is back
+        _note_failure(exc)
+
+
+@receiver(assignment_completed, dispatch_uid="evaluation.gate_on_completed_hit")
+def gate_on_completed_hit(sender, campaign_id: int, annotator_id: int, options=None, **kwargs):
+    """The live reliability gate (docs/methods.md §12), queued only for campaigns that asked for it."""
+    if not (options or {}).get("gate"):
+        return
+    try:
+        schedule_gate(campaign_id, annotator_id)
+    except Exception as exc:  # the judgment is stored; the next finished HIT runs the gate again
         _note_failure(exc)
 
 

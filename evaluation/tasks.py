@@ -191,3 +191,40 @@ def _run_locally(campaign_id: int):
         log.exception("recomputing campaign %s failed", campaign_id)
     finally:
         connection.close()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def run_gate(campaign_id: int, annotator_id: int) -> dict:
+    """The live reliability gate on one worker who has just finished a HIT (services/gates.py)."""
+    from annotation.models import Annotator
+
+    from .services.gates import check_worker
+
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    annotator = Annotator.objects.filter(pk=annotator_id).first()
+    if campaign is None or annotator is None:
+        return {"campaign": campaign_id, "status": "gone"}
+    gate = check_worker(campaign, annotator)
+    return {"campaign": campaign.slug, "annotator": annotator_id, "gated": gate is not None}
+
+
+def schedule_gate(campaign_id: int, annotator_id: int) -> None:
+    """Queue the gate for a worker. Without a broker (in-process mode) it runs in a thread, off the request;
+    with `GATE_INLINE_WHEN_EAGER` (the test suite) at once, in the caller."""
+    if not run_gate.app.conf.task_always_eager:
+        run_gate.apply_async((campaign_id, annotator_id))
+    elif getattr(settings, "GATE_INLINE_WHEN_EAGER", False):
+        run_gate.apply(args=(campaign_id, annotator_id))
+    else:
+        threading.Thread(target=_gate_locally, args=(campaign_id, annotator_id), daemon=True).start()
+
+
+def _gate_locally(campaign_id: int, annotator_id: int) -> None:
+    from django.db import connection
+
+    try:
+        run_gate.apply(args=(campaign_id, annotator_id))
+    except Exception:  # a background thread has no caller to tell
+        log.exception("the reliability gate on annotator %s of campaign %s failed", annotator_id, campaign_id)
+    finally:
+        connection.close()

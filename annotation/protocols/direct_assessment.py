@@ -34,6 +34,22 @@ DA_OPTIONS = (
     Option("cluster_rule", "choice", None, "How systems are grouped into significance clusters "
            "(docs/methods.md#significance-and-clusters).", choices="cluster_rule", target="options",
            default_text="the preset's"),
+    Option("gate", "bool", None, "Live reliability gate (docs/methods.md#live-reliability-gate): after each "
+           "finished HIT the worker's reliability test runs over all their pairs so far (in the campaign or its "
+           "study, by reliability_scope); a worker who fails gets no further HIT, their unfinished HIT goes to "
+           "others, and their judgments stay, flagged.", label="Live reliability gate", target="options",
+           default_text="no"),
+    Option("gate_rule", "choice", None, "When the gate stops a worker: test — the reliability test's p-value "
+           "fails the threshold (p ≥ qc_threshold, or p > it under threshold_rule le) after at least "
+           "gate_min_pairs pairs; missed — after at least gate_min_pairs control items, the share of them "
+           "missed (a bad reference not scored below its original) is at least gate_max_missed.",
+           choices=(("test", "the reliability test fails after gate_min_pairs pairs"),
+                    ("missed", "the share of control items missed reaches gate_max_missed")),
+           target="options", default_text="test"),
+    Option("gate_min_pairs", "int", None, "The fewest quality-control pairs a worker must have done before the "
+           "gate judges them.", minimum=2, maximum=1000, target="options", default_text="5"),
+    Option("gate_max_missed", "float", None, "Rule missed: the share of control items missed at which a worker "
+           "is stopped.", minimum=0.01, maximum=1.0, target="options", default_text="0.5"),
     Option("reference_as_system", "bool", False, "Rank the human reference among the systems in the results.",
            target="options"),
     Option("document_mode", "bool", None, "Document-level DA (WMT20–23): HITs of whole documents, each segment "

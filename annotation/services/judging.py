@@ -25,7 +25,7 @@ from django.utils import timezone
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
-from ..signals import judgments_recorded
+from ..signals import assignment_completed, judgments_recorded
 from . import judging_sql
 from .judging_sql import Snapshot
 
@@ -184,6 +184,11 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
     transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1,
                                                           protocol=protocol), robust=True)
+    if assignment.position >= total:
+        annotator_id, assignment_id, options = assignment.annotator_id, assignment.pk, assignment.campaign.options
+        transaction.on_commit(lambda: assignment_completed.send(
+            sender=Assignment, campaign_id=campaign_id, annotator_id=annotator_id, assignment_id=assignment_id,
+            protocol=protocol, options=options), robust=True)
     if assignment.position >= total:
         return Answer(201, _done_state(assignment))
     return Answer(201, _item_state(assignment, snapshot.items[position + 1]))

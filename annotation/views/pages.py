@@ -72,8 +72,14 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
     when CROWD_BIND_BROWSER is off), and CROWD_MAX_OPEN_HITS_PER_IP applies."""
     if not campaign.accepts_annotators:
         return _not_open(request, campaign, annotator, entry)
-    if assigning.is_blocked(campaign, annotator):
-        return _message(request, "Not available", "You can no longer work on this campaign.", 403)
+    if assigning.is_blocked(campaign, annotator):  # blocked by hand or by the live reliability gate
+        done = assigning.finished(campaign, annotator)
+        if done:
+            return _finished(request, "Thank you", "Thank you for your work. There are no further HITs for you in "
+                             "this campaign. Your work so far is recorded; the completion codes of the HITs you "
+                             "finished are below.", done, entry, 403)
+        return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
+                        "this campaign.", 403)
     if not assigning.qualifies(campaign, annotator):
         return _message(request, "Thank you", "This campaign is for native speakers of "
                         f"{campaign.required_native_language} only.", 403)

@@ -31,6 +31,19 @@ class Table:
     latex: Callable[[object, Mapping[str, str]], str] | None = None
 
 
+@dataclass(frozen=True)
+class GateVerdict:
+    """Why the live reliability gate stops a worker (docs/methods.md §12): `rule` is "test" or "missed", `reason`
+    a sentence for the researcher, with the figures it rests on."""
+
+    rule: str
+    reason: str
+    test: str = ""
+    p_value: float | None = None
+    pairs: int = 0
+    missed_share: float | None = None
+
+
 class Family:
     """Base class: the empty family (no analysis, no tables). Subclasses override what they offer."""
 
@@ -107,6 +120,14 @@ class Family:
     def spam_miss_rates(self, campaign) -> dict[int, float]:
         """Per annotator id, the share of spam items missed, where the family has spam items."""
         return {}
+
+    # Live reliability gate ----------------------------------------------------------------------
+
+    def gate(self, campaign, annotator) -> GateVerdict | None:
+        """Whether the worker fails the campaign's live reliability gate after a finished HIT (the campaign's
+        `gate` option is on; the caller checks): a verdict to stop them, or None to let them go on. Loads only
+        that worker's judgments. The default: the family has no gate."""
+        return None
 
     # Admin ------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from annotation.services import assignment as assigning
 from annotation.services.progress import campaign_counts
 
 from ..families import BadQuery, all_endpoints, family_of
+from ..models import WorkerGate
 from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials, visible_campaigns
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..serializers import CampaignSerializer
@@ -24,6 +25,7 @@ from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.csv_export import csv_response
 from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
+from ..services.gates import active_gate, lift
 from ..services.results_read import freshness, z_lookup
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
@@ -319,6 +321,31 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
             return bad_request("no worker with that id")
         assigning.unblock(campaign, annotator)
         return Response({"worker": annotator.external_id, "blocked": False})
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def gates(self, request, slug=None):
+        """The workers the live reliability gate stopped (docs/methods.md §12), newest first, lifted ones too."""
+        campaign = self.get_object()
+        rows = WorkerGate.objects.filter(campaign=campaign).select_related("annotator__user").order_by(
+            "-created_at", "-pk")
+        return Response({"gate": bool((campaign.options or {}).get("gate")), "results": [{
+            "worker": g.annotator.label, "reason": g.reason, "rule": g.rule, "test": g.test, "p_value": g.p_value,
+            "pairs": g.pairs, "missed_share": g.missed_share, "created_at": g.created_at, "lifted_at": g.lifted_at,
+        } for g in rows]})
+
+    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], url_path="gates/lift", parser_classes=[JSONParser, FormParser])
+    def lift_gate(self, request, slug=None):
+        """Lift a worker's gate: they are unblocked and the gate is not applied to them again here."""
+        campaign = self.get_object()
+        form = WorkerRef(data=request.data)
+        form.is_valid(raise_exception=True)
+        gate = active_gate(campaign, form.validated_data["worker"])
+        if gate is None:
+            return bad_request("no gated worker with that id in this campaign")
+        lift(campaign, gate, request.user)
+        return Response({"worker": gate.annotator.label, "lifted_at": gate.lifted_at})
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)

@@ -56,6 +56,12 @@ class DirectAssessmentFamily(Family):
     def compute_study(self, campaigns):
         return compute_study(campaigns)
 
+    def gate(self, campaign, annotator):
+        """The live reliability gate on the worker's bad-reference pairs (gate.py, docs/methods.md §12)."""
+        from .gate import gate
+
+        return gate(campaign, annotator)
+
     def systems(self, campaign, params):
         workers = _workers_param(params)
         documents = _document_tables(campaign, params)

@@ -24,13 +24,17 @@ _INT_COLUMNS = 7  # id, annotator, assignment, item type, system, segment, outpu
 _PG_COPY_HEADER = 19  # signature, flags and header-extension length of PostgreSQL's binary COPY
 
 
-def _judgment_table_query(campaign: Campaign):
-    """One row per scored judgment, every column NOT NULL and 8 bytes wide (-1 / NaN for missing)."""
+def _judgment_table_query(campaign: Campaign, annotator_id: int | None = None):
+    """One row per scored judgment (of one worker with `annotator_id`), every column NOT NULL and 8 bytes wide
+    (-1 / NaN for missing)."""
     item_code = Case(*[When(item__item_type=name, then=Value(code)) for name, code in ITEM_CODES.items()],
                      default=Value(-1), output_field=IntegerField())
     big = BigIntegerField()
+    judgments = Judgment.objects.filter(campaign=campaign, score__isnull=False)
+    if annotator_id is not None:
+        judgments = judgments.filter(annotator_id=annotator_id)
     return (
-        Judgment.objects.filter(campaign=campaign, score__isnull=False)
+        judgments
         .annotate(
             item_code=Cast(item_code, big),
             system=Coalesce(Cast("item__output__system_id", big), Value(-1), output_field=big),
@@ -72,13 +76,14 @@ def _fetch_generic(sql: str, params) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(-1, _COLUMNS) if rows else np.empty((0, _COLUMNS))
 
 
-def load_judgments(campaign: Campaign) -> DAJudgments:
-    """Every scored judgment of the campaign as arrays, with a single query (no model objects).
+def load_judgments(campaign: Campaign, annotator_id: int | None = None) -> DAJudgments:
+    """Every scored judgment of the campaign (of one worker, with `annotator_id`: the live gate) as arrays, with
+    a single query (no model objects).
 
     On PostgreSQL the query's result is streamed with binary COPY and parsed by numpy in one go
     (a million rows in about a second); elsewhere it is fetched as rows.
     """
-    sql, params = _judgment_table_query(campaign).query.sql_with_params()
+    sql, params = _judgment_table_query(campaign, annotator_id).query.sql_with_params()
     fetch = _fetch_postgres if connection.vendor == "postgresql" else _fetch_generic
     table = fetch(sql, params)
     systems = dict(System.objects.filter(campaign=campaign).values_list("id", "name"))
