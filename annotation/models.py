@@ -396,7 +396,9 @@ class Judgment(models.Model):
                 condition=Q(score__isnull=True) | Q(score__gte=0, score__lte=100), name="judgment_score_range"
             ),
         ]
-        indexes = [models.Index(fields=["campaign", "annotator"], name="judgment_worker_idx")]
+        indexes = [models.Index(fields=["campaign", "annotator"], name="judgment_worker_idx"),
+                   # a campaign's judgments up to an id (every results run reads them so; benchmarks/README.md)
+                   models.Index(fields=["campaign", "id"], name="judgment_campaign_id_idx")]
 
     def __str__(self):
         return f"{self.annotator_id} on item {self.item_id}"

@@ -151,6 +151,24 @@ def wilcoxon_p(d: np.ndarray, alternative: str) -> float:
     return float(sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative).pvalue)
 
 
+#: Above this many differences scipy's "auto" is the normal approximation whatever the ties.
+ASYMPTOTIC = 50
+
+
+def wilcoxon_both_ways(d: np.ndarray) -> tuple[float, float, float]:
+    """(p that d > 0, p that d < 0, two-sided p), each exactly what `wilcoxon_p` gives; above 50 differences from
+    one scipy call (the normal approximation "auto" uses there: its z gives all three), else three."""
+    d = np.asarray(d, dtype=np.float64)
+    if d.size == 0 or not np.any(d):
+        return math.nan, math.nan, math.nan
+    if d.size <= ASYMPTOTIC:
+        return wilcoxon_p(d, "greater"), wilcoxon_p(d, "less"), wilcoxon_p(d, "two-sided")
+    z = float(sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative="greater",
+                           method="asymptotic").zstatistic)
+    greater, less = float(sps.norm.sf(z)), float(sps.norm.cdf(z))
+    return greater, less, min(1.0, 2 * min(greater, less))
+
+
 def wilcoxon_enumerated(d: np.ndarray, alternative: str) -> float:
     """The signed-rank test's exact p over every sign pattern of `d`: zeros dropped from the ranking (Wilcoxon's
     convention), mid-ranks for ties, the statistic the rank sum of the positive differences; p the share of
@@ -212,10 +230,9 @@ def paired_significance(item_system, item_key, item_score, n_systems: int, item_
                 diff = matrix[both, i] - matrix[both, j]
                 n[i, j] += both.sum()
                 n[j, i] += both.sum()
-                one_sided[d, i, j] = wilcoxon_p(diff, "greater")
-                one_sided[d, j, i] = wilcoxon_p(-diff, "greater")
+                one_sided[d, i, j], one_sided[d, j, i], two_sided = wilcoxon_both_ways(diff)
                 if method == "wmt24":
-                    per_domain[d, i, j] = per_domain[d, j, i] = wilcoxon_p(diff, "two-sided")
+                    per_domain[d, i, j] = per_domain[d, j, i] = two_sided
     if method == "wmt25":
         p = one_sided[0]
     else:

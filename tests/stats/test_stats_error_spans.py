@@ -142,3 +142,19 @@ def test_googles_category_labels_as_they_appear_in_the_published_files():
     assert es.GOOGLE_SOURCE_ZERO.weight("Source error", "Major") == 0.0
     assert es.GOOGLE.weight("Fluency/Punctuation", "Minor") == 0.1
     assert es.GOOGLE.weight("No-error", "No-error") == 0.0
+
+
+@pytest.mark.parametrize("n", [5, 13, 14, 30, 50, 51, 80, 400])
+def test_one_call_gives_scipys_three_p_values(n):
+    """wilcoxon_both_ways equals three separate scipy calls (method="auto"), with ties and zeros and without;
+    "less" for d is "greater" for -d, as the significance matrix reads it."""
+    rng = np.random.default_rng(n)
+    for d in (rng.normal(size=n), rng.integers(-4, 5, size=n).astype(float), np.round(rng.normal(size=n), 1)):
+        if not np.any(d):
+            continue
+        greater, less, two = es.wilcoxon_both_ways(d)
+        for got, alternative in ((greater, "greater"), (less, "less"), (two, "two-sided")):
+            expected = sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative).pvalue
+            assert got == pytest.approx(expected, rel=1e-9, abs=1e-15)
+        assert less == pytest.approx(sps.wilcoxon(-d, zero_method="wilcox", correction=False,
+                                                  alternative="greater").pvalue, rel=1e-9, abs=1e-15)

@@ -72,12 +72,16 @@ def counted_rows(obs: Observations, rules: SpanRules) -> np.ndarray:
     if rules.drop_incomplete:
         keep &= obs.completed
     if rules.latest_per_judge and obs.size:
-        key = np.stack([obs.annotator, obs.segment, obs.system, obs.kind])
-        _, inverse = np.unique(key, axis=1, return_inverse=True)
-        inverse = inverse.ravel()
-        latest = np.zeros(int(inverse.max()) + 1, dtype=np.int64)
-        np.maximum.at(latest, inverse, obs.judgment)
-        keep &= obs.judgment == latest[inverse]
+        # one integer key per (judge, segment, system, kind); the latest judgment of each key is the last in
+        # (key, judgment) order
+        judge = np.unique(obs.annotator, return_inverse=True)[1].ravel()
+        segment = np.unique(obs.segment, return_inverse=True)[1].ravel()
+        key = ((judge * (int(segment.max()) + 1) + segment) * (int(obs.system.max()) + 1) + obs.system) * 3 + obs.kind
+        order = np.lexsort((obs.judgment, key))
+        last = np.r_[key[order][1:] != key[order][:-1], True]
+        latest = np.zeros(obs.size, dtype=bool)
+        latest[order[last]] = True
+        keep &= latest
     return keep & np.isfinite(obs.score if obs.size else np.zeros(0))
 
 
@@ -158,7 +162,9 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
     else:
         p = np.full(workers.size, np.nan)
         n_pairs = np.zeros(workers.size, np.int64)
-        reliable = np.zeros(workers.size, bool)
+        reliable = np.ones(workers.size, bool)
+    # a worker without perturbation pairs was not tested: counted, not marked unreliable
+    reliable = np.where(np.asarray(n_pairs) > 0, reliable, True)
     all_bad = np.flatnonzero(obs.kind == BAD)
     flagged = np.bincount(worker_code[all_bad], weights=(obs.n_major[all_bad] + obs.n_critical[all_bad]) > 0,
                           minlength=workers.size)

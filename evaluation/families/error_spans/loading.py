@@ -123,6 +123,9 @@ class Observations:
 
 def _fetch(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
+        if _postgres():
+            # PostgreSQL's JIT compiles these one-off queries for 0.1-1 s and gains nothing (benchmarks/README.md)
+            cursor.execute("SET jit = off")
         cursor.execute(sql.format(**_tables(), extra=""), params)
         return cursor.fetchall()
 
@@ -199,20 +202,24 @@ def span_counts(campaign, last_id: int, obs: Observations) -> SpanCounts:
     spans = (_SPANS_PG if _postgres() else _SPANS_SQLITE).format(**_tables(), extra="")
     rows = _fetch(_COUNTS.replace("{spans}", spans), [campaign.pk, last_id])
     rows = [r for r in rows if r[2] is not None]
-    lookup = {(int(j), k): r for r, (j, k) in enumerate(zip(obs.judgment, obs.key, strict=True))}
-    kept = [(lookup[(int(j), k)], sev, cat, bool(side), c) for j, k, sev, cat, side, c in rows
-            if (int(j), k) in lookup]
-    categories = sorted({r[2] for r in kept})
-    severities = sorted({r[1] for r in kept})
-    cat_code = {c: i for i, c in enumerate(categories)}
-    sev_code = {s: i for i, s in enumerate(severities)}
-    if not kept:
+    if not rows:
         z = np.zeros(0, dtype=np.int64)
         return SpanCounts(z, z, z, np.zeros(0, bool), z, [], [])
-    row, sev, cat, side, count = zip(*kept, strict=True)
-    return SpanCounts(np.array(row, np.int64), np.array([cat_code[c] for c in cat], np.int64),
-                      np.array([sev_code[s] for s in sev], np.int64), np.array(side, bool),
-                      np.array(count, np.int64), categories, severities)
+    judgment, key, severity, category, side, count = zip(*rows, strict=True)
+    judgment = np.array(judgment, dtype=np.int64)
+    if all(k == "" for k in obs.key):  # one candidate per judgment: its row is found by its judgment id
+        row = np.searchsorted(obs.judgment, judgment)
+        found = (row < obs.size) & (obs.judgment[np.minimum(row, max(obs.size - 1, 0))] == judgment)
+    else:
+        lookup = {(int(j), k): r for r, (j, k) in enumerate(zip(obs.judgment, obs.key, strict=True))}
+        row = np.array([lookup.get((int(j), k), -1) for j, k in zip(judgment, key, strict=True)], dtype=np.int64)
+        found = row >= 0
+    categories, category_code = np.unique(np.array(category, dtype=object), return_inverse=True)
+    severities, severity_code = np.unique(np.array(severity, dtype=object), return_inverse=True)
+    return SpanCounts(row[found], category_code.ravel()[found].astype(np.int64),
+                      severity_code.ravel()[found].astype(np.int64), np.array(side, dtype=bool)[found],
+                      np.array(count, dtype=np.int64)[found], [str(c) for c in categories],
+                      [str(s) for s in severities])
 
 
 def add_counts(obs: Observations, counts: SpanCounts, weights: MqmWeights) -> None:
