@@ -214,12 +214,17 @@ def span_counts(campaign, last_id: int, obs: Observations) -> SpanCounts:
         lookup = {(int(j), k): r for r, (j, k) in enumerate(zip(obs.judgment, obs.key, strict=True))}
         row = np.array([lookup.get((int(j), k), -1) for j, k in zip(judgment, key, strict=True)], dtype=np.int64)
         found = row >= 0
-    categories, category_code = np.unique(np.array(category, dtype=object), return_inverse=True)
-    severities, severity_code = np.unique(np.array(severity, dtype=object), return_inverse=True)
-    return SpanCounts(row[found], category_code.ravel()[found].astype(np.int64),
-                      severity_code.ravel()[found].astype(np.int64), np.array(side, dtype=bool)[found],
-                      np.array(count, dtype=np.int64)[found], [str(c) for c in categories],
-                      [str(s) for s in severities])
+    categories, category_code = _codes(category)
+    severities, severity_code = _codes(severity)
+    return SpanCounts(row[found], category_code[found], severity_code[found], np.array(side, dtype=bool)[found],
+                      np.array(count, dtype=np.int64)[found], categories, severities)
+
+
+def _codes(names) -> tuple[list[str], np.ndarray]:
+    """Distinct names in sorted order, and each name's code (a dict lookup per row: there are few names)."""
+    distinct = sorted(set(names))
+    code = {name: i for i, name in enumerate(distinct)}
+    return [str(n) for n in distinct], np.fromiter((code[n] for n in names), dtype=np.int64, count=len(names))
 
 
 def add_counts(obs: Observations, counts: SpanCounts, weights: MqmWeights) -> None:
