@@ -231,3 +231,24 @@ def test_prefilled_spans_must_fit_the_campaigns_severities_and_taxonomy():
     with pytest.raises(CampaignFileError) as refused:
         span_campaign("mqm", lines=changed, critical=True)
     assert "'category' is missing" in str(refused.value.errors)
+
+
+def test_an_answer_reads_the_campaigns_options_from_the_one_read_of_the_hit():
+    """The judging snapshot gives each item its HIT and campaign, so checking an error-span answer against the
+    campaign's severities costs no query of its own."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    campaign = span_campaign(tutorial=0)
+    client = Client()
+    token = start(client, campaign, "w1")
+    item = client.get(f"/api/hit/{token}/").json()["item"]
+    with CaptureQueriesContext(connection) as queries:
+        response = post_answer(client, token, {"item": item["id"], "score": 70,
+                                               "spans": [{"start": 0, "end": 3, "severity": "minor"}]})
+    assert response.status_code == 201
+    reads = [q["sql"] for q in queries.captured_queries]
+    assert not any('FROM "annotation_hit"' in sql and "WHERE" in sql and '"annotation_hit"."id" =' in sql
+                   for sql in reads), reads
+    assert not any(sql.startswith('SELECT') and 'FROM "annotation_campaign" WHERE "annotation_campaign"."id" ='
+                   in sql for sql in reads), reads

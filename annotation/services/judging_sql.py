@@ -86,8 +86,8 @@ _READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _OUTPUT)
 @dataclass
 class Snapshot:
     """An assignment as one read found it: `assignment.hit` and `assignment.campaign` are loaded, and
-    `items` holds the items at its current and next positions (those that exist), each with its segment
-    and output loaded."""
+    `items` holds the items at its current and next positions (those that exist), each with its HIT (and the
+    HIT's campaign), segment and output loaded."""
 
     assignment: Assignment
     items: dict[int, HitItem] = field(default_factory=dict)
@@ -179,13 +179,16 @@ def read(token: str) -> Snapshot | None:
         return None
     a_at, h_at, c_at, i_at, s_at, o_at = _READ_OFFSETS
     assignment = _ASSIGNMENT.build(db, rows[0], a_at)
-    Assignment.hit.field.set_cached_value(assignment, _HIT.build(db, rows[0], h_at))
-    Assignment.campaign.field.set_cached_value(assignment, _CAMPAIGN.build(db, rows[0], c_at))
+    hit, campaign = _HIT.build(db, rows[0], h_at), _CAMPAIGN.build(db, rows[0], c_at)
+    Hit.campaign.field.set_cached_value(hit, campaign)
+    Assignment.hit.field.set_cached_value(assignment, hit)
+    Assignment.campaign.field.set_cached_value(assignment, campaign)
     snapshot = Snapshot(assignment)
     for row in rows:
         item = _ITEM.build(db, row, i_at)
         if item is None:
             continue
+        HitItem.hit.field.set_cached_value(item, hit)  # protocols read item.hit.campaign without a query
         HitItem.segment.field.set_cached_value(item, _SEGMENT.build(db, row, s_at))
         HitItem.output.field.set_cached_value(item, _OUTPUT.build(db, row, o_at))
         snapshot.items[item.position] = item
