@@ -148,6 +148,18 @@ def test_a_post_edit_campaign_from_edits_to_hter(django_capture_on_commit_callba
         curve.setdefault(row["system"], []).append(row["hter"])
     for values in curve.values():
         assert values[-1] < values[0] and all(b <= a + 1e-9 for a, b in zip(values, values[1:], strict=False))
+    # per editor: their edited sentences, and reliable when at least half of them passed
+    from evaluation.models import WorkerResult
+
+    by_editor = {r["editor"]: [0, 0] for r in edits}
+    for r in edits:
+        by_editor[r["editor"]][0] += 1
+        by_editor[r["editor"]][1] += r["passed"]
+    workers = {w.worker: w for w in WorkerResult.objects.filter(campaign=campaign)}
+    assert {name: w.judgments for name, w in workers.items()} == {name: n for name, (n, _) in by_editor.items()}
+    assert {name: w.reliable for name, w in workers.items()} == {
+        name: 2 * ok >= n for name, (n, ok) in by_editor.items()}
+    assert not workers["vandal1"].reliable
     # the verify stage's results are its task's
     assert family_of(stage).systems(stage, {})["results"] == family_of(campaign).systems(campaign, {})["results"]
 

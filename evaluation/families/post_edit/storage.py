@@ -95,8 +95,11 @@ def compute_post_edit(campaign: Campaign) -> CampaignResults | None:
     curve_rows = [{"editors": k, "system": names[i], "hter": finite(curve[k, i])}
                   for k in range(curve.shape[0]) for i in range(len(names)) if n_outputs[i]]
     editors = sorted({(r[1], r[2]) for r in rows})
-    edits_by = {a: int(sum(1 for r in rows if r[1] == a)) for a, _ in editors}
-    passed_by = {a: int(sum(bool(p) for r, p in zip(rows, passed, strict=True) if r[1] == a)) for a, _ in editors}
+    editor_of = np.searchsorted(np.array([a for a, _ in editors]), np.array([r[1] for r in rows]))
+    edits_by = dict(zip((a for a, _ in editors), np.bincount(editor_of, minlength=len(editors)).tolist(),
+                        strict=True))
+    passed_by = dict(zip((a for a, _ in editors), np.bincount(editor_of, weights=passed, minlength=len(editors))
+                         .astype(int).tolist(), strict=True))
     workers = [WorkerResult(campaign=campaign, annotator_id=a, worker=label or "", hits=0, judgments=edits_by[a],
                             pairs=edits_by[a], test="verification", p_value=None,
                             reliable=passed_by[a] * 2 >= edits_by[a], mean_seconds=None) for a, label in editors]
