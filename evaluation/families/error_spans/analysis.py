@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ... import reliability_tests, stats
+from ...stats import _grouping as g
 from ...stats import error_spans as es
 from .loading import Observations
 
@@ -130,7 +131,7 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
     else:  # WMT25: every rating an observation
         system_score = es.system_means(obs.system[rows], value[rows], n_systems, obs_domain[rows], n_domains,
                                        macro=rules.macro)
-    mean_score = stats_mean(obs.system[rows], obs.score[rows], n_systems)
+    mean_score = _group_mean(obs.system[rows], obs.score[rows], n_systems)
     system_items = np.bincount(item_system, minlength=n_systems)
     system_observations = np.bincount(obs.system[rows], minlength=n_systems)
     cell = item_system * max(n_domains, 1) + item_domain
@@ -183,27 +184,26 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
 
 
 def _group_mean(group, values, n: int) -> np.ndarray:
+    """The core's group mean over the finite values only (NaN for a group without any)."""
     values = np.asarray(values, dtype=np.float64)
     ok = np.isfinite(values)
-    total = np.bincount(group[ok], weights=values[ok], minlength=n)
-    count = np.bincount(group[ok], minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return g.group_mean(np.asarray(group, dtype=np.int64)[ok], values[ok], n)
 
 
-def stats_mean(system, score, n_systems: int) -> np.ndarray:
-    return _group_mean(np.asarray(system, dtype=np.int64), score, n_systems)
-
-
-def agreement(obs: Observations, counted: np.ndarray, spans: list[tuple], score_of: str) -> dict:
-    """Span F1 between judges of the same item (character level, with and without severity) and Krippendorff's
-    α (interval) on the item scores, over items rated by at least two judges."""
+def shared_items(obs: Observations, counted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The counted system observations of items (system, segment) judged at least twice, and their item codes."""
     rows = np.flatnonzero(counted & (obs.kind == SYSTEM))
     item = obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]
     _, item_code, per_item = np.unique(item, return_inverse=True, return_counts=True)
     item_code = item_code.ravel()
     shared = per_item[item_code] >= 2
-    rows, item_code = rows[shared], item_code[shared]
+    return rows[shared], item_code[shared]
+
+
+def agreement(obs: Observations, counted: np.ndarray, spans: list[tuple], score_of: str) -> dict:
+    """Span F1 between judges of the same item (character level, with and without severity) and Krippendorff's
+    α (interval) on the item scores, over items rated by at least two judges."""
+    rows, item_code = shared_items(obs, counted)
     result = {"items": int(np.unique(item_code).size), "f1": math.nan, "f1_severity": math.nan, "judge_pairs": 0,
               "alpha": math.nan}
     if rows.size == 0:

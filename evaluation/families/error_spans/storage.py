@@ -15,7 +15,7 @@ from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
 from ...services.storing import finite, jsonable, replace_results
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
-from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows
+from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
 from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
 
@@ -59,7 +59,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                      conventions.threshold, conventions.threshold_rule, conventions.cluster_rule,
                      seed=int(campaign.seed or 0))
     counted = result.counted
-    shared_rows = _rows_of_shared_items(obs, counted)
+    shared_rows, _ = shared_items(obs, counted)
     spans = spans_of(campaign, last_id, obs.judgment[shared_rows])
     agreed = agreement(obs, counted, spans, kind)
 
@@ -102,13 +102,6 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         "seconds": time.perf_counter() - started, "judgments": int(np.unique(obs.judgment).size),
         "last_judgment_id": last_id, "summary": jsonable(summary), "agreement": {}, "translations": b""},
         tables=tables)
-
-
-def _rows_of_shared_items(obs, counted) -> np.ndarray:
-    rows = np.flatnonzero(counted & (obs.kind == SYSTEM))
-    item = obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]
-    _, code, per = np.unique(item, return_inverse=True, return_counts=True)
-    return rows[per[code.ravel()] >= 2]
 
 
 def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict]:
