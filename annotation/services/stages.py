@@ -62,11 +62,17 @@ def next_stages_of(campaign: Campaign) -> list[Campaign]:
     return list(Campaign.objects.filter(stage_input=campaign).order_by("pk"))
 
 
-def input_complete(campaign: Campaign) -> bool:
-    """Whether every HIT of the stage has been done by as many workers as its redundancy asks."""
+def _progress(campaign: Campaign) -> tuple[int, int, bool]:
+    """The stage's HITs, its finished assignments, and whether every HIT has been done by as many workers as its
+    redundancy asks."""
     hits = Hit.objects.filter(campaign=campaign).count()
     done = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count()
-    return hits > 0 and done >= hits * campaign.redundancy
+    return hits, done, hits > 0 and done >= hits * campaign.redundancy
+
+
+def input_complete(campaign: Campaign) -> bool:
+    """Whether every HIT of the stage has been done by as many workers as its redundancy asks."""
+    return _progress(campaign)[2]
 
 
 def build_stages(campaign: Campaign) -> dict[str, int]:
@@ -106,20 +112,19 @@ def stage_progress(campaign: Campaign) -> list[dict]:
         stages += frontier
     if len(stages) == 1:
         return []
+    by_pk = {stage.pk: stage for stage in stages}
     rows = []
     for stage in stages:
-        hits = Hit.objects.filter(campaign=stage).count()
-        done = Assignment.objects.filter(campaign=stage, status=Assignment.Status.COMPLETED).count()
-        complete = hits > 0 and done >= hits * stage.redundancy
-        if stage.stage_input_id is None:
-            waiting = "" if complete else "workers"
-        elif not hits:
-            waiting = f"output of {stage.stage_input.stage_name or 'the first stage'}"
+        hits, done, complete = _progress(stage)
+        source = by_pk.get(stage.stage_input_id)
+        if complete:
+            waiting = None
+        elif source is not None and not hits:
+            waiting = f"output of {source.stage_name or 'the first stage'}"
         else:
-            waiting = "" if complete else "workers"
+            waiting = "workers"
         rows.append({"stage": stage.stage_name or stage.protocol_spec.stage_name, "campaign": stage.slug,
                      "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
                      "assignments_done": done, "assignments_needed": hits * stage.redundancy,
-                     "complete": complete, "waiting_for": waiting or None,
-                     "input": stage.stage_input.slug if stage.stage_input_id else None})
+                     "complete": complete, "waiting_for": waiting, "input": source.slug if source else None})
     return rows
