@@ -106,12 +106,12 @@ class ErrorSpans(Protocol):
         severities and, for MQM, its taxonomy (a judge who keeps one must be able to submit it)."""
         if content.record is None:
             return
+        severities, categories = self.severities(options), self.categories(options)
         for segment in content.segments:
-            prefilled = content.record(segment.index).get("error_spans") or {}
-            for system, spans in prefilled.items():
+            record = content.record(segment.index)
+            for system, spans in (record.get("error_spans") or {}).items():
                 try:
-                    check_spans(spans, content.record(segment.index)["systems"][system], self.severities(options),
-                                self.categories(options))
+                    check_spans(spans, record["systems"][system], severities, categories)
                 except SpanError as exc:
                     raise HitPlanError(f"document {segment.doc_id!r}, segment {segment.seg_id}: 'error_spans' of "
                                        f"{system[:40]!r}: {exc}") from None

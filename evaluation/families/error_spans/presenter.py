@@ -21,11 +21,9 @@ def pieces(text: str, spans: list[dict]) -> list[dict]:
         start, end = max(span["start"], at), span["end"]
         if start > at:
             out.append({"text": text[at:start]})
-        if end > start:
+        if end > start:  # omissions (empty, at the end) come after the text; a span inside an earlier one adds nothing
             out.append({"text": text[start:end], "severity": span.get("severity"), "category": span.get("category")})
             at = end
-        elif start == end == len(text):
-            continue
     if at < len(text):
         out.append({"text": text[at:]})
     out += [{"text": "[missing]", "severity": s.get("severity"), "category": s.get("category")}
