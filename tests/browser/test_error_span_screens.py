@@ -16,7 +16,6 @@ import json
 import os
 import re
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,9 @@ from annotation.protocols import get_protocol
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 
 from ..test_error_span_protocols import span_campaign
+from .screens import open_page as _page
+from .screens import post_of
+from .screens import start_hit as _start
 
 pytestmark = pytest.mark.browser
 
@@ -90,34 +92,6 @@ def campaign(protocol="esa", lines=None, name=None, **options):
     parsed = get_protocol(protocol).parse_options({"seed": 3, "source_language": "de", **options})
     return import_campaign([(line + "\n").encode() for line in lines], name=name, protocol=protocol,
                            parsed=parsed).campaign
-
-
-def _is_hit_api(method: str):
-    return lambda r: "/api/hit/" in r.url and r.request.method == method
-
-
-def _start(page: Page, live_server, slug: str, worker: str) -> tuple[str, dict]:
-    with page.expect_response(_is_hit_api("GET")) as first:
-        page.goto(f"{live_server.url}/c/{slug}/start/?worker_id={worker}")
-    match = re.search(r"/hit/([^/]+)/$", page.url)
-    assert match, page.url
-    assert first.value.status == 200
-    return match.group(1), first.value.json()
-
-
-@contextmanager
-def _page(browser, width: int, height: int, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(10_000)
-    try:
-        page = context.new_page()
-        page.js_errors = []
-        page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-        page.csp = []
-        page.on("console", lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None)
-        yield page
-    finally:
-        context.close()
 
 
 def u16(text: str, cp: int) -> int:
@@ -205,12 +179,6 @@ def tab_to(page: Page, selector: str, limit: int = 30) -> None:
             return
         page.keyboard.press("Tab")
     raise AssertionError(f"Tab never reached {selector}")
-
-
-def post_of(page: Page, action) -> tuple[int, dict, dict]:
-    with page.expect_response(_is_hit_api("POST")) as answer:
-        action()
-    return answer.value.status, json.loads(answer.value.request.post_data), answer.value.json()
 
 
 def _shots() -> Path:

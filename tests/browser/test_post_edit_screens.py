@@ -16,7 +16,6 @@ import json
 import os
 import re
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,19 +23,17 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from annotation.models import Judgment
-from annotation.protocols import UnknownProtocol, get_protocol
+from annotation.protocols import get_protocol
 from annotation.services.campaign_import import import_campaign
+from annotation.services.stages import build_stages, next_stages_of
 
 from ..conftest import post_answer, start
+from .screens import is_hit_api as _is_hit_api
+from .screens import open_page as _page
+from .screens import post_of
+from .screens import start_hit as _start
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-try:
-    get_protocol("post-edit")
-except UnknownProtocol:  # the server side (annotation/protocols/post_edit.py) is not there yet
-    pytest.skip("the post-edit protocol is not registered", allow_module_level=True)
-
-from annotation.services.stages import build_stages, next_stages_of  # noqa: E402
 
 # Screenshots go to a temporary folder; `SCREENSHOT_DIR=docs` (as for the other screens) refreshes
 # docs/screenshots/post-edit*.png.
@@ -79,40 +76,6 @@ def post_edit_campaign(name: str, xss: bool = True, **options):
         "verifiers": 2, "verify_items_per_hit": 4, **options})
     return import_campaign([(line + "\n").encode() for line in museum_lines(xss)], name=name,
                            protocol="post-edit", parsed=parsed).campaign
-
-
-def _is_hit_api(method: str):
-    return lambda r: "/api/hit/" in r.url and r.request.method == method
-
-
-def _start(page: Page, live_server, slug: str, worker: str) -> tuple[str, dict]:
-    with page.expect_response(_is_hit_api("GET")) as first:
-        page.goto(f"{live_server.url}/c/{slug}/start/?worker_id={worker}")
-    match = re.search(r"/hit/([^/]+)/$", page.url)
-    assert match, page.url
-    assert first.value.status == 200
-    return match.group(1), first.value.json()
-
-
-@contextmanager
-def _page(browser, width: int, height: int, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(10_000)
-    try:
-        page = context.new_page()
-        page.js_errors = []
-        page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-        page.csp = []
-        page.on("console", lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None)
-        yield page
-    finally:
-        context.close()
-
-
-def post_of(page: Page, action) -> tuple[int, dict, dict]:
-    with page.expect_response(_is_hit_api("POST")) as answer:
-        action()
-    return answer.value.status, json.loads(answer.value.request.post_data), answer.value.json()
 
 
 def _shots() -> Path:

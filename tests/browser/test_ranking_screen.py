@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,10 @@ from playwright.sync_api import Page, expect
 
 from annotation.models import Assignment, HitItem, Judgment
 from annotation.services.campaign_import import import_campaign
+
+from .screens import is_hit_api as _is_hit_api
+from .screens import open_page as _page
+from .screens import start_hit as _start
 
 pytestmark = pytest.mark.browser
 
@@ -83,33 +85,6 @@ def _campaign(name: str, seed: int = 3, **settings):
     settings.setdefault("target_language", "en")
     return import_campaign(_lines(), name=name, protocol="ranking", seed=seed, hit_size=len(NEWS),
                            options={"screen_size": 5, "gold": "none"}, **settings).campaign
-
-
-def _is_hit_api(method: str):
-    return lambda r: "/api/hit/" in r.url and r.request.method == method
-
-
-def _start(page: Page, live_server, slug: str, worker: str) -> tuple[str, dict]:
-    """Enter through the crowd link; returns the HIT token and the first state the page fetched."""
-    with page.expect_response(_is_hit_api("GET")) as first:
-        page.goto(f"{live_server.url}/c/{slug}/start/?worker_id={worker}")
-    match = re.search(r"/hit/([^/]+)/$", page.url)
-    assert match, page.url
-    assert first.value.status == 200
-    return match.group(1), first.value.json()
-
-
-@contextmanager
-def _page(browser, width: int, height: int, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(10_000)
-    try:
-        page = context.new_page()
-        page.js_errors = []
-        page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-        yield page
-    finally:
-        context.close()
 
 
 def _shown_ranks(page: Page) -> list[int | None]:

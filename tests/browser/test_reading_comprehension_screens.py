@@ -10,7 +10,6 @@ import json
 import os
 import re
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,18 @@ from annotation.protocols import (
 )
 from annotation.services.campaign_import import import_campaign
 from annotation.services.stages import build_stages
+
+from .screens import open_page as _page
+from .screens import post_of, start_hit
+
+
+def _start(page: Page, live_server, slug: str, worker: str) -> dict:
+    return start_hit(page, live_server, slug, worker)[1]
+
+
+def _post(page: Page, action) -> tuple[int, dict]:
+    return post_of(page, action)[:2]
+
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -57,38 +68,6 @@ def rc_campaign(name: str):
         "seed": 2, "source_language": "de", "target_language": "en", "redundancy": 1, "voters": 1})
     return import_campaign([(line + "\n").encode() for line in harbour_lines()], name=name,
                            protocol="reading-comprehension", parsed=parsed).campaign
-
-
-def _is_hit_api(method: str):
-    return lambda r: "/api/hit/" in r.url and r.request.method == method
-
-
-@contextmanager
-def _page(browser, width: int, height: int, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(10_000)
-    try:
-        page = context.new_page()
-        page.js_errors = []
-        page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-        page.csp = []
-        page.on("console", lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None)
-        yield page
-    finally:
-        context.close()
-
-
-def _start(page: Page, live_server, slug: str, worker: str) -> dict:
-    with page.expect_response(_is_hit_api("GET")) as first:
-        page.goto(f"{live_server.url}/c/{slug}/start/?worker_id={worker}")
-    assert re.search(r"/hit/([^/]+)/$", page.url), page.url
-    return first.value.json()
-
-
-def _post(page: Page, action) -> tuple[int, dict]:
-    with page.expect_response(_is_hit_api("POST")) as answer:
-        action()
-    return answer.value.status, json.loads(answer.value.request.post_data)
 
 
 def _shots() -> Path:

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,13 @@ from annotation.services.campaign_import import import_campaign
 from annotation.services.stages import build_stages, next_stages_of
 
 from ..conftest import post_answer, start
+from .screens import open_page as _page
+from .screens import post_of, start_hit
+
+
+def _start(page: Page, live_server, slug: str, worker: str) -> dict:
+    return start_hit(page, live_server, slug, worker)[1]
+
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,39 +80,6 @@ def rt_campaign(name: str, xss: bool = False, **options):
         "detect_items_per_hit": 4, **options})
     return import_campaign([(line + "\n").encode() for line in lines(xss)], name=name,
                            protocol="reference-translation", parsed=parsed).campaign
-
-
-def _is_hit_api(method: str):
-    return lambda r: "/api/hit/" in r.url and r.request.method == method
-
-
-def _start(page: Page, live_server, slug: str, worker: str) -> dict:
-    with page.expect_response(_is_hit_api("GET")) as first:
-        page.goto(f"{live_server.url}/c/{slug}/start/?worker_id={worker}")
-    assert re.search(r"/hit/([^/]+)/$", page.url), page.url
-    assert first.value.status == 200
-    return first.value.json()
-
-
-@contextmanager
-def _page(browser, width: int, height: int, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(10_000)
-    try:
-        page = context.new_page()
-        page.js_errors = []
-        page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-        page.csp = []
-        page.on("console", lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None)
-        yield page
-    finally:
-        context.close()
-
-
-def post_of(page: Page, action) -> tuple[int, dict, dict]:
-    with page.expect_response(_is_hit_api("POST")) as answer:
-        action()
-    return answer.value.status, json.loads(answer.value.request.post_data), answer.value.json()
 
 
 def _shots() -> Path:
