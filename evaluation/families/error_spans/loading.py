@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.db import connection
+from django.db import connection, transaction
 
 from annotation.models import Assignment, Document, HitItem, Judgment, Segment, SystemOutput
 
@@ -122,10 +122,11 @@ class Observations:
 
 
 def _fetch(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
         if _postgres():
-            # PostgreSQL's JIT compiles these one-off queries for 0.1-1 s and gains nothing (benchmarks/README.md)
-            cursor.execute("SET jit = off")
+            # PostgreSQL's JIT compiles these one-off queries for 0.1-1 s and gains nothing (benchmarks/README.md);
+            # LOCAL: for this transaction only, not for whatever else the connection runs later
+            cursor.execute("SET LOCAL jit = off")
         cursor.execute(sql.format(**_tables(), extra=""), params)
         return cursor.fetchall()
 
