@@ -129,6 +129,13 @@ class Family:
         that worker's judgments. The default: the family has no gate."""
         return None
 
+    # Steering campaigns (docs/methods.md §12) ---------------------------------------------------
+
+    def adaptive(self):
+        """The family's adaptive-allocation adapter (which adjacent systems are still open, what a batch favours),
+        or None: the family cannot run adaptively."""
+        return None
+
     # Admin ------------------------------------------------------------------------------------
 
     def admin_inlines(self) -> list:

@@ -47,7 +47,7 @@ class DirectAssessmentFamily(Family):
     template = "evaluation/families/direct_assessment.html"
     sections = (("workers", "Workers"), ("systems", "System ranking"), ("significance", "Significance"),
                 ("agreement", "Agreement"))
-    endpoints = ("significance", "agreement", "calibration")
+    endpoints = ("significance", "agreement", "calibration", "stability", "power")
     calibrates = True
 
     def compute(self, campaign):
@@ -61,6 +61,24 @@ class DirectAssessmentFamily(Family):
         from .gate import gate
 
         return gate(campaign, annotator)
+
+    def stability(self, campaign, params):
+        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12)."""
+        from .stability import stability
+
+        return stability(campaign, params)
+
+    def power(self, campaign, params):
+        """Judgments, HITs and money needed to separate systems δ apart, from the campaign so far (power.py)."""
+        from .power import power
+
+        return power(campaign, params)
+
+    def adaptive(self):
+        """Adaptive allocation's view of this family (adaptive.py, docs/methods.md §12)."""
+        from .adaptive import ADAPTIVE
+
+        return ADAPTIVE
 
     def systems(self, campaign, params):
         workers = _workers_param(params)
