@@ -131,6 +131,15 @@ class Family:
 
     # Steering campaigns (docs/methods.md §12) ---------------------------------------------------
 
+    #: The worker filters ranking stability runs on (the first is the default); empty: the family has none.
+    stability_filters: tuple[str, ...] = ()
+
+    def stability_data(self, campaign, workers: str, score: str, last_judgment_id: int):
+        """The judgments the family's ranking counts under a worker filter and score, up to the judgment id the
+        stored results cover, as `evaluation.stats.stability.StabilityData` for the bootstrap over workers and
+        segments (evaluation/stability_tasks.py); the default: the family has no ranking stability."""
+        return None
+
     def adaptive(self):
         """The family's adaptive-allocation adapter (which adjacent systems are still open, what a batch favours),
         or None: the family cannot run adaptively."""
