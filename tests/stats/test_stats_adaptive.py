@@ -11,6 +11,7 @@ from evaluation.stats.adaptive import (
     boundaries,
     crossing_probabilities,
     interim_look,
+    predictive_power,
     rank_sum_z,
     spent_alpha,
 )
@@ -218,6 +219,33 @@ def test_earlier_counts_give_each_pair_its_own_boundary():
         interim_look(scores, systems, 3, t, earlier_counts=earlier[:2])
 
 
+def test_predictive_power_by_hand():
+    # Phi((z - c sqrt(t)) / sqrt(1 - t)): z = 1, t = 0.25, c = 2 -> Phi(0 / ...) = 0.5
+    assert predictive_power([1.0], 0.25, 2.0)[0] == pytest.approx(0.5)
+    # z = 0.3, t = 0.5, c = 2.06: Phi((0.3 - 1.4566) / 0.7071) = Phi(-1.6357)
+    assert predictive_power([0.3], 0.5, 2.06)[0] == pytest.approx(stats.norm.cdf(-1.6356985))
+    assert np.isnan(predictive_power([1.0], 1.0, 2.0)).all()
+
+
+def test_futility_gives_up_hopeless_pairs_and_counts_them_as_decided():
+    # systems 0, 1 equal; system 2 far above: (2, x) separates, (x, y) has no prospect at t = 0.8
+    scores, systems = _scores([0.0, 0.0, 10.0], 60)
+    plain = interim_look(scores, systems, 3, [0.8])
+    assert plain.separated.tolist() == [True, False] and not plain.futile.any() and not plain.done
+    assert plain.predictive_power[1] < 0.05
+    look = interim_look(scores, systems, 3, [0.8], futility=0.05)
+    assert look.futile.tolist() == [False, True] and look.done
+    np.testing.assert_allclose(look.weights, np.full(3, 1 / 3))  # nothing open: uniform
+    # a pair given up before stays given up and is never separated, even when it crosses now
+    apart, systems = _scores([0.0, 5.0], 60)
+    kept = interim_look(apart, systems, 2, [1.0], futile_before={(0, 1)})
+    assert kept.futile.tolist() == [True] and kept.separated.tolist() == [False] and kept.done
+    assert kept.z[0] > kept.boundary
+    # separated before beats futile before
+    both = interim_look(apart, systems, 2, [1.0], separated_before={(1, 0)}, futile_before={(0, 1)})
+    assert both.separated.tolist() == [True] and both.futile.tolist() == [False]
+
+
 def test_interim_look_refuses_bad_input():
     with pytest.raises(ValueError):
         interim_look([1.0, 2.0], [0, 5], 2, [0.5])
@@ -225,3 +253,5 @@ def test_interim_look_refuses_bad_input():
         interim_look([1.0], [0, 1], 2, [0.5])
     with pytest.raises(ValueError):
         interim_look([1.0, 2.0], [0, 1], 2, [0.5], floor=2)
+    with pytest.raises(ValueError):
+        interim_look([1.0, 2.0], [0, 1], 2, [0.5], futility=1)
