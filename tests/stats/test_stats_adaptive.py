@@ -222,8 +222,8 @@ def test_earlier_counts_give_each_pair_its_own_boundary():
 def test_predictive_power_by_hand():
     # Phi((z - c sqrt(t)) / sqrt(1 - t)): z = 1, t = 0.25, c = 2 -> Phi(0 / ...) = 0.5
     assert predictive_power([1.0], 0.25, 2.0)[0] == pytest.approx(0.5)
-    # z = 0.3, t = 0.5, c = 2.06: Phi((0.3 - 1.4566) / 0.7071) = Phi(-1.6357)
-    assert predictive_power([0.3], 0.5, 2.06)[0] == pytest.approx(stats.norm.cdf(-1.6356985))
+    # z = 0.3, t = 0.5, c = 2.06: Phi((0.3 - 1.45664) / 0.70711) = Phi(-1.635736)
+    assert predictive_power([0.3], 0.5, 2.06)[0] == pytest.approx(stats.norm.cdf(-1.6357359))
     assert np.isnan(predictive_power([1.0], 1.0, 2.0)).all()
 
 
