@@ -11,6 +11,7 @@ from ...presenters.formatting import finite, fixed, interval
 from ...services.latex import booktabs
 from .models import SignificanceResult, SystemResult
 from .serializers import SystemResultSerializer
+from .stability import page_section as stability_section
 
 WORKER_FILTERS = ("reliable", "all")
 FILTER_TITLES = {"reliable": "Quality-controlled: reliable workers only", "all": "Unfiltered: all workers"}
@@ -134,6 +135,7 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
         "agreement_rows": _agreement_display(header.agreement if header else {}),
         "assumption_a": summary.get("assumption_a") or {},
         "document_rankings": _document_rankings(campaign, summary),
+        "stability": stability_section(campaign, header),
     }
 
 

@@ -1,0 +1,237 @@
+"""Ranking stability's requests, stored figures and answers, for any family that offers it (docs/methods.md §12).
+
+A family offers ranking stability through `Family.stability_filters` and `Family.stability_data`; the bootstrap
+runs as Celery subtasks (evaluation/stability_tasks.py) and its figures are stored as two `ResultTable`s per
+worker filter and score: "stability" (one row per system: rank probabilities, mean rank, 95 % interval; also
+the CSV download) and "stability-summary" (one row: status, the run's settings and the ranking's figures).
+Both go with the results they were computed from: a new results run replaces every stored table, and a new
+bootstrap is queued (stability_tasks.after_results).
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Campaign
+
+from ..families.base import BadQuery, Family
+from ..models import CampaignResults, ResultTable
+from ..services.storing import jsonable
+from ..stats import stability as core
+
+TABLE = "stability"
+SUMMARY = "stability-summary"
+SCORES = ("z", "raw")
+DEFAULT_RESAMPLES = 1000
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 10_000
+DEFAULT_SEED = 0
+MAX_SEED = 2 ** 63 - 1
+
+
+@dataclass(frozen=True)
+class StabilityRequest:
+    """Which ranking (worker filter, score) and how: resamples and seed (None: whatever is stored, when read)."""
+
+    workers: str
+    score: str
+    resamples: int | None
+    seed: int | None
+
+    @property
+    def variant(self) -> str:
+        """The stored tables' variant: the worker filter, with "-raw" for raw scores."""
+        return self.workers if self.score == "z" else f"{self.workers}-{self.score}"
+
+
+def _integer(params: Mapping[str, str], name: str, low: int, high: int, default: int | None) -> int | None:
+    value = params.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise BadQuery(f"{name} must be a whole number from {low:,} to {high:,}") from None
+    if not low <= number <= high:
+        raise BadQuery(f"{name} must be a whole number from {low:,} to {high:,}")
+    return number
+
+
+def parse(family: Family, params: Mapping[str, str], *, reading: bool = False) -> list[StabilityRequest]:
+    """The requests `params` ask for: `workers` (one of the family's filters; to start: default every filter,
+    to read: the first), `score` (z or raw, default z), `resamples` (100–10,000; default 1,000 to start, the
+    stored run's to read) and `seed` (a non-negative integer; default 0 to start). Bad values are a BadQuery."""
+    filters = family.stability_filters
+    if not filters:
+        raise BadQuery(f"a {family.label or 'campaign without statistics'} campaign has no ranking stability")
+    workers = params.get("workers") or ""
+    if workers and workers not in filters:
+        raise BadQuery(f"workers must be {' or '.join(filters)}")
+    score = params.get("score") or "z"
+    if score not in SCORES:
+        raise BadQuery("score must be z or raw")
+    resamples = _integer(params, "resamples", MIN_RESAMPLES, MAX_RESAMPLES, None if reading else DEFAULT_RESAMPLES)
+    seed = _integer(params, "seed", 0, MAX_SEED, None if reading else DEFAULT_SEED)
+    chosen = [workers] if workers else ([filters[0]] if reading else list(filters))
+    return [StabilityRequest(w, score, resamples, seed) for w in chosen]
+
+
+# Runs ---------------------------------------------------------------------------------------------------------
+
+def new_run(request: StabilityRequest, header: CampaignResults) -> dict:
+    """What a run's tasks carry: the request, and the results run and judgments it is computed from."""
+    return {"run_id": uuid.uuid4().hex, "workers": request.workers, "score": request.score,
+            "resamples": request.resamples, "seed": request.seed, "variant": request.variant,
+            "last_id": header.last_judgment_id, "results_run": header.runs,
+            "started_at": timezone.now().isoformat()}
+
+
+def _summary(campaign: Campaign, variant: str) -> dict | None:
+    table = ResultTable.objects.filter(campaign=campaign, name=SUMMARY, variant=variant).only("rows").first()
+    return table.rows[0] if table and table.rows else None
+
+
+def _write_summary(campaign: Campaign, variant: str, row: dict) -> None:
+    ResultTable.objects.update_or_create(campaign=campaign, name=SUMMARY, variant=variant,
+                                         defaults={"columns": list(row), "rows": [jsonable(row)]})
+
+
+def is_current(campaign_id: int, run: dict) -> bool:
+    """Whether the results the run started from are still the stored ones."""
+    return CampaignResults.objects.filter(campaign_id=campaign_id, runs=run["results_run"],
+                                          last_judgment_id=run["last_id"]).exists()
+
+
+def mark_running(campaign: Campaign, run: dict) -> None:
+    """Note the run as the variant's current one; the figures of the previous run stay until it is done."""
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("pk", flat=True).first()
+        previous = _summary(campaign, run["variant"]) or {}
+        _write_summary(campaign, run["variant"], {**previous, "status": "running", "run": run, "error": None})
+
+
+def mark_failed(campaign_id: int, run: dict, error: str) -> bool:
+    """Note the run as failed, unless a newer run has taken its place."""
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+        previous = _summary(campaign, run["variant"]) if campaign else None
+        if previous is None or (previous.get("run") or {}).get("run_id") != run["run_id"]:
+            return False
+        _write_summary(campaign, run["variant"], {**previous, "status": "failed", "error": error[:500],
+                                                  "finished_at": timezone.now().isoformat()})
+    return True
+
+
+def store(campaign_id: int, run: dict, counts: core.StabilityCounts, seconds: float) -> bool:
+    """Store a finished run's figures, under the campaign's row lock; False (nothing stored) when newer results
+    or a newer run of the same variant have superseded it."""
+    result = core.summarise(counts)
+    rows = rank_rows(result)
+    order = [int(i) for i in result.observed_rank.argsort()]
+    summary = {
+        "status": "done", "run": run, "error": None, "finished_at": timezone.now().isoformat(),
+        "seconds": round(seconds, 3), "workers": run["workers"], "score": run["score"],
+        "resamples": result.resamples, "seed": run["seed"], "last_judgment_id": run["last_id"],
+        "results_run": run["results_run"], "test": "two-sided z test on weighted means", "alpha": core.ALPHA,
+        "stable_ranking_probability": result.stable_ranking_probability, "same_order": result.same_order,
+        "same_relations": result.same_pattern, "distinct_patterns": result.distinct_patterns,
+        "observed_order": [result.systems[i] for i in order],
+        "better": [[result.better[i][j] for j in order] for i in order],
+    }
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+        if campaign is None or not is_current(campaign_id, run):
+            return False
+        current = _summary(campaign, run["variant"]) or {}
+        if (current.get("run") or {}).get("run_id") != run["run_id"]:
+            return False
+        ResultTable.objects.update_or_create(campaign=campaign, name=TABLE, variant=run["variant"], defaults={
+            "columns": list(dict.fromkeys(c for row in rows for c in row)), "rows": jsonable(rows)})
+        _write_summary(campaign, run["variant"], summary)
+    return True
+
+
+def rank_rows(result: core.StabilityResult) -> list[dict]:
+    """One row per system in observed rank order: its observed rank and score, mean rank, 95 % rank interval and
+    the probability of each rank (p_rank_1 … p_rank_S)."""
+    rows = []
+    for code in result.observed_rank.argsort():
+        row = {"system": result.systems[code], "observed_rank": int(result.observed_rank[code]),
+               "observed_score": float(result.observed_mean[code]), "mean_rank": float(result.mean_rank[code]),
+               "rank_low": int(result.rank_low[code]), "rank_high": int(result.rank_high[code])}
+        row.update({f"p_rank_{k + 1}": float(p) for k, p in enumerate(result.rank_probability[code])})
+        rows.append(row)
+    return rows
+
+
+# Reading ------------------------------------------------------------------------------------------------------
+
+def stored(campaign: Campaign, request: StabilityRequest) -> tuple[dict | None, list[dict]]:
+    """The variant's summary row (None when never run) and its system rows (empty until a run is done)."""
+    return stored_variants(campaign, [request.variant])[request.variant]
+
+
+def stored_variants(campaign: Campaign, variants: list[str]) -> dict[str, tuple[dict | None, list[dict]]]:
+    """`stored` for several variants in one query."""
+    tables = {(t.name, t.variant): t for t in ResultTable.objects.filter(
+        campaign=campaign, name__in=(TABLE, SUMMARY), variant__in=variants)}
+    out = {}
+    for variant in variants:
+        summary, table = tables.get((SUMMARY, variant)), tables.get((TABLE, variant))
+        out[variant] = (summary.rows[0] if summary and summary.rows else None,
+                        [{c: row.get(c) for c in table.columns} for row in table.rows] if table else [])
+    return out
+
+
+def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dict:
+    """The body of GET `stability/`: the stored figures of one worker filter and score, with the run's status
+    ("none", "running", "done", "failed") and whether newer results have come since (`stale`). A `resamples` or
+    `seed` that differs from the stored run's answers status "none" (POST to compute that)."""
+    (request,) = parse(family, params, reading=True)
+    summary, rows = stored(campaign, request)
+    header = CampaignResults.objects.filter(campaign=campaign).only("runs", "last_judgment_id").first()
+    body = {"workers": request.workers, "score": request.score, "status": "none", "stale": False}
+    if summary is None:
+        return {**body, "detail": "no ranking stability computed for these results; POST to compute it",
+                "results": []}
+    run = summary.get("run") or {}
+    body["status"] = summary.get("status", "none")
+    if summary.get("status") == "failed":
+        body["error"] = summary.get("error")
+    if summary.get("status") == "running":
+        body["running"] = {k: run.get(k) for k in ("resamples", "seed", "started_at")}
+    if "stable_ranking_probability" not in summary:  # never finished: only the status
+        return {**body, "results": []}
+    if (request.resamples is not None and request.resamples != summary["resamples"]) or (
+            request.seed is not None and request.seed != summary["seed"]):
+        return {**body, "status": "none", "detail": f"the stored run has {summary['resamples']:,} resamples with seed "
+                f"{summary['seed']}; POST with these settings to compute it", "results": []}
+    figures = {key: summary.get(key) for key in (
+        "resamples", "seed", "test", "alpha", "stable_ranking_probability", "same_order", "same_relations",
+        "distinct_patterns", "finished_at", "seconds", "last_judgment_id")}
+    body["stale"] = header is None or header.runs != summary.get("results_run")
+    return {**body, **figures, "pairwise": {"systems": summary.get("observed_order", []),
+                                            "better": summary.get("better", [])},
+            "results": [_api_row(row) for row in rows]}
+
+
+def _api_row(row: dict) -> dict:
+    probabilities = [row[k] for k in row if k.startswith("p_rank_")]
+    return {"system": row["system"], "observed_rank": row["observed_rank"], "observed_score": row["observed_score"],
+            "mean_rank": row["mean_rank"], "rank_interval": [row["rank_low"], row["rank_high"]],
+            "rank_probabilities": probabilities}
+
+
+def table_rows(campaign: Campaign, params: Mapping[str, str]) -> tuple[list[str], list[dict]]:
+    """The CSV download: every stored variant's rows, with columns workers and score first."""
+    tables = ResultTable.objects.filter(campaign=campaign, name=TABLE).order_by("variant")
+    rows, columns = [], ["workers", "score"]
+    for table in tables:
+        workers, _, score = table.variant.partition("-")
+        for row in table.rows:
+            rows.append({"workers": workers, "score": score or "z", **row})
+        columns += [c for c in table.columns if c not in columns]
+    return columns, rows

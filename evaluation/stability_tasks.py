@@ -1,0 +1,141 @@
+"""Ranking stability on Celery (docs/methods.md §12): the bootstrap split into subtasks, merged by a chord.
+
+A run covers one worker filter and score of one campaign. Its resamples are split into shares of
+`STABILITY_RESAMPLES_PER_TASK` (default 100: 10 subtasks for 1,000 resamples); each share reloads the judgments
+the stored results cover and runs its resamples (each seeded by its own number, so the split does not change
+the answer), and the chord's body adds the shares up and stores the figures (services/stability.py) — unless
+newer results or a newer run of the same variant have come meanwhile, in which case it drops them. Without a
+broker (tasks in-process) the chord runs in the caller, share after share.
+
+When: on request (`POST /api/campaigns/<slug>/stability/`, the results page's button) and after every results
+run of a campaign whose family offers it (`after_results`, on by default where results recompute by
+themselves: `STABILITY_AFTER_RESULTS`, default `RESULTS_AUTO_RECOMPUTE`). A results run replaces every stored
+table, so the stored stability is stale exactly when it is gone.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+
+from celery import chord, shared_task
+from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from annotation.models import Campaign
+
+from .families import family_of
+from .families.base import BadQuery
+from .models import CampaignResults
+from .services import stability as service
+from .stats import stability as core
+
+log = logging.getLogger(__name__)
+
+#: One loaded input per process: the shares of a run that land on the same worker load the judgments once.
+_loaded: dict[tuple, core.StabilityData] = {}
+
+
+def resamples_per_task() -> int:
+    return max(1, int(getattr(settings, "STABILITY_RESAMPLES_PER_TASK", 100)))
+
+
+def _data(campaign: Campaign, run: dict) -> core.StabilityData:
+    key = (campaign.pk, run["workers"], run["score"], run["last_id"], run["results_run"])
+    if key not in _loaded:
+        _loaded.clear()
+        _loaded[key] = family_of(campaign).stability_data(campaign, run["workers"], run["score"], run["last_id"])
+    return _loaded[key]
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def stability_share(campaign_id: int, run: dict, start: int, stop: int) -> dict | None:
+    """Resamples start..stop-1 of a run, as counts (None when the results it started from are gone)."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None or not service.is_current(campaign_id, run):
+        return None
+    started = time.perf_counter()
+    counts = core.resample_counts(_data(campaign, run), run["seed"], start, stop)
+    return {"counts": counts.as_json(), "seconds": time.perf_counter() - started}
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def stability_merge(shares: list, campaign_id: int, run: dict) -> dict:
+    """Add up a run's shares and store the figures."""
+    if any(share is None for share in shares):
+        return {"campaign": campaign_id, "variant": run["variant"], "status": "superseded"}
+    counts = core.merge([core.StabilityCounts.from_json(share["counts"]) for share in shares])
+    seconds = sum(share["seconds"] for share in shares)
+    stored = service.store(campaign_id, run, counts, seconds)
+    return {"campaign": campaign_id, "variant": run["variant"], "status": "stored" if stored else "superseded",
+            "resamples": counts.resamples}
+
+
+@shared_task
+def stability_failed(request, exc, traceback, campaign_id: int, run: dict) -> None:
+    """The chord's error callback: the run is marked failed (a share raised)."""
+    service.mark_failed(campaign_id, run, f"{exc.__class__.__name__}: {exc}")
+
+
+def launch(campaign: Campaign, request: service.StabilityRequest, header: CampaignResults) -> dict:
+    """Start one run: note it as running, then send its chord (in-process without a broker). What started."""
+    run = service.new_run(request, header)
+    service.mark_running(campaign, run)
+    size = resamples_per_task()
+    shares = [stability_share.s(campaign.pk, run, start, min(start + size, run["resamples"]))
+              for start in range(0, run["resamples"], size)]
+    body = stability_merge.s(campaign.pk, run)
+    try:
+        if stability_share.app.conf.task_always_eager:
+            outcome = chord(shares)(body).get()
+            return {"workers": run["workers"], "score": run["score"], "status": _eager_status(outcome)}
+        task = chord(shares)(body.on_error(stability_failed.s(campaign.pk, run)))
+    except Exception as exc:
+        service.mark_failed(campaign.pk, run, f"{exc.__class__.__name__}: {exc}")
+        raise
+    return {"workers": run["workers"], "score": run["score"], "status": "running", "task": task.id}
+
+
+def _eager_status(outcome: dict) -> str:
+    return "done" if outcome.get("status") == "stored" else outcome.get("status", "done")
+
+
+def start(campaign: Campaign, params: Mapping[str, str]) -> list[dict]:
+    """Start the runs `params` ask for (services.stability.parse; BadQuery for bad values, or when the campaign
+    has no results yet). In-process mode runs them here; a run that fails there is marked failed and raised."""
+    family = family_of(campaign)
+    requests = service.parse(family, params)
+    header = CampaignResults.objects.filter(campaign=campaign).only("runs", "last_judgment_id", "judgments").first()
+    if header is None or not header.judgments:
+        raise BadQuery("this campaign has no results to resample yet: compute the results first")
+    return [launch(campaign, request, header) for request in requests]
+
+
+def after_results(campaign_id: int) -> None:
+    """After a results run: start the default runs (every worker filter, z-scores, 1,000 resamples) for a
+    campaign whose family offers ranking stability and that has judgments."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None or not family_of(campaign).stability_filters:
+        return
+    try:
+        start(campaign, {})
+    except BadQuery:
+        return  # no judgments
+    except Exception:  # the results are stored; ranking stability can be asked for again
+        log.exception("ranking stability after the results of campaign %s failed", campaign_id)
+
+
+def _after_results_enabled() -> bool:
+    return bool(getattr(settings, "STABILITY_AFTER_RESULTS", settings.RESULTS_AUTO_RECOMPUTE))
+
+
+@receiver(post_save, sender=CampaignResults, dispatch_uid="evaluation.stability_after_results")
+def stability_after_results(sender, instance: CampaignResults, created: bool, update_fields=None, **kwargs):
+    """A new results run (the header's `runs` changed) queues ranking stability once its transaction commits."""
+    if not (created or (update_fields and "runs" in update_fields)) or not _after_results_enabled():
+        return
+    if not instance.judgments or not family_of(instance.campaign).stability_filters:
+        return
+    transaction.on_commit(lambda: after_results(instance.campaign_id))
