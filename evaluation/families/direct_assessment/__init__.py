@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from ...models import CampaignResults
 from ...services.results_read import freshness
+from ...services.stability import table_rows as stability_table
 from .. import register
 from ..base import BadQuery, Family, Table
 from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
@@ -46,7 +47,7 @@ class DirectAssessmentFamily(Family):
     label = "Direct Assessment"
     template = "evaluation/families/direct_assessment.html"
     sections = (("workers", "Workers"), ("systems", "System ranking"), ("significance", "Significance"),
-                ("agreement", "Agreement"))
+                ("stability", "Ranking stability"), ("agreement", "Agreement"))
     endpoints = ("significance", "agreement", "calibration", "stability", "power")
     calibrates = True
 
@@ -61,6 +62,14 @@ class DirectAssessmentFamily(Family):
         from .gate import gate
 
         return gate(campaign, annotator)
+
+    stability_filters = WORKER_FILTERS
+
+    def stability_data(self, campaign, workers, score, last_judgment_id):
+        """The judgments the ranking counts, for the bootstrap over workers and segments (stability.py)."""
+        from .stability import stability_data
+
+        return stability_data(campaign, workers, score, last_judgment_id)
 
     def stability(self, campaign, params):
         """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12)."""
@@ -133,7 +142,8 @@ class DirectAssessmentFamily(Family):
         return [Table("workers", self.workers_table),
                 Table("systems", presenter.systems_table, latex=presenter.systems_latex),
                 Table("significance", presenter.significance_table),
-                Table("agreement", presenter.agreement_table)]
+                Table("agreement", presenter.agreement_table),
+                Table("stability", stability_table)]
 
     def admin_inlines(self):
         from .admin import SystemInline
