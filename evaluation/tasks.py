@@ -228,3 +228,6 @@ def _gate_locally(campaign_id: int, annotator_id: int) -> None:
         log.exception("the reliability gate on annotator %s of campaign %s failed", annotator_id, campaign_id)
     finally:
         connection.close()
+
+
+from . import stability_tasks  # noqa: E402,F401  (ranking stability's tasks and receiver, docs/methods.md §12)
