@@ -254,6 +254,8 @@ class Hit(models.Model):
     size = models.PositiveSmallIntegerField()
     external_id = models.CharField(max_length=100, blank=True, help_text="The HIT's id where it was collected.")
     exposure = models.JSONField(default=dict, blank=True, help_text="What the HIT shows, for keeping workers apart.")
+    batch = models.PositiveIntegerField(null=True, blank=True, help_text="Adaptive campaigns: the batch the HIT was "
+                                        "built in, from 1 (docs/methods.md §12.2); empty otherwise.")
 
     class Meta:
         ordering = ["campaign", "number"]

@@ -4,7 +4,9 @@ adequacy (docs/methods.md §1-§3). The HIT structure is in services.hit_builder
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 
+from ..services.adaptive_rules import adaptive_problems
 from ..services.degradation import degrade_adequacy, degrade_fluency
 from ..services.document_builder import plan_document_hits
 from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
@@ -12,6 +14,31 @@ from . import register
 from .base import Protocol, language_name, require_item_id, require_number
 from .options import Option
 
+#: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
+#: services.adaptive_rules.adaptive_problems.
+ADAPTIVE_OPTIONS = (
+    Option("adaptive", "bool", None, "Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation): "
+           "HITs are built batch by batch; after each batch a look finds the adjacent systems not yet separated, "
+           "the next batch gives more of its system outputs to them, and the campaign stops when every adjacent "
+           "pair is decided or the budget is spent. Needs budget_judgments or budget_money.",
+           label="Adaptive allocation", target="options", default_text="no"),
+    Option("budget_judgments", "int", None, "Adaptive: the most judgments to collect, every item of every HIT "
+           "counted once per worker; at most budget_judgments / (hit_size × redundancy) HITs are built (rounded "
+           "down).", minimum=1, maximum=10**9, target="options", default_text="none"),
+    Option("budget_money", "decimal", None, "Adaptive: the most money to pay, at payment_per_hit per finished HIT; "
+           "at most budget_money / (payment_per_hit × redundancy) HITs are built (rounded down). With "
+           "budget_judgments too, the smaller budget holds.", minimum=Decimal("0.01"),
+           maximum=Decimal("99999999.99"), decimal_places=2, target="options", default_text="none", store=str),
+    Option("batch_hits", "int", None, "Adaptive: HITs per batch; the first batch spreads the systems evenly, and a "
+           "look follows each batch.", minimum=1, maximum=10_000, target="options", default_text="10"),
+    Option("adaptive_alpha", "float", None, "Adaptive: the two-sided error rate of calling an adjacent pair "
+           "different, over all the looks together.", minimum=0.001, maximum=0.2, target="options",
+           default_text="0.05"),
+    Option("alpha_spending", "choice", None, "Adaptive: how the error rate is spent over the looks (Lan–DeMets).",
+           choices=(("obrien-fleming", "O'Brien–Fleming: strict early, almost the whole α at the end"),
+                    ("pocock", "Pocock: about even over the looks")),
+           target="options", default_text="obrien-fleming"),
+)
 LIKERT_LEAD = "Read the text below and rate it by how much you agree that:"
 #: Direct Assessment's own import options; the reliability tests are registered by the evaluation app.
 DA_OPTIONS = (
@@ -58,6 +85,7 @@ DA_OPTIONS = (
     Option("sqm_labels", "bool", None, "Label the slider with SQM's marks (WMT22–23): 0 no meaning preserved, "
            "2 some meaning preserved, 4 most meaning preserved and few grammar mistakes, 6 perfect meaning and "
            "grammar, at 0, 33.3, 66.7 and 100.", label="SQM labels", target="options", default_text="no"),
+    *ADAPTIVE_OPTIONS,
 )
 #: SQM's described marks (0–6 scale) at their places on the 0–100 slider (docs/methods.md §1.1).
 SQM_MARKS = (
@@ -85,11 +113,17 @@ class DirectAssessment(Protocol):
     def default_statement(self, language: str) -> str:
         return f"{LIKERT_LEAD} {self._statement.format(language=language_name(language))}"
 
+    def check_parsed(self, values: dict) -> list[tuple[str, str]]:
+        return adaptive_problems(values)
+
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         try:
             check_hit_size(hit_size)
         except HitPlanError as exc:
             return [f"hit_size: {exc}"]
+        if options.get("adaptive") and len(system_names) < 2:
+            return ["adaptive: adaptive allocation compares systems and needs at least two; the file has "
+                    f"{len(system_names)}"]
         return []
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):

@@ -30,6 +30,8 @@ from ..models import Campaign, Document, Hit, HitItem, Segment, Study, System, S
 from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
+from .adaptive_batches import first_batch
+from .adaptive_rules import AdaptiveSettingsError, adaptive_settings
 from .bulk import insert
 from .hit_builder import CampaignContent, HitPlanError, ItemPlan
 from .spans import SEVERITIES, SpanError, check_spans
@@ -646,6 +648,11 @@ def import_campaign(
         option_problems = spec.check_options(options, set(scanned.system_names), hit_size)
         if option_problems:
             raise CampaignFileError([(0, p) for p in option_problems])
+        try:  # the front-ends checked these already (Protocol.check_parsed); code passing options may not have
+            adaptive = adaptive_settings(options, hit_size=hit_size, redundancy=redundancy,
+                                         payment_per_hit=settings.get("payment_per_hit"))
+        except AdaptiveSettingsError as exc:
+            raise CampaignFileError([(0, f"{name}: {reason}") for name, reason in exc.errors]) from None
         seed = secrets.randbelow(2**31) if seed is None else seed
         report("planning the HITs")
         try:
@@ -659,13 +666,15 @@ def import_campaign(
             options=options, bad_pairs_per_hit=_bad_pairs(plans), in_study=bool(study))
         if capacity is not None and capacity.refusal():
             raise CampaignFileError([(0, f"qc_test: {capacity.refusal()}")])
+        if adaptive is not None:  # the later batches are built after looks (services/adaptive_batches.py)
+            plans = first_batch(plans, adaptive)
 
         with transaction.atomic():
             campaign = Campaign.objects.create(
                 name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
                 hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
             )
-            _store(campaign, spec, scanned, plans, report)
+            _store(campaign, spec, scanned, plans, report, batch=1 if adaptive is not None else None)
             create_stages(campaign)
     warning = capacity.warning() if capacity is not None else None
     return ImportResult(campaign=campaign, hits=len(plans), warnings=[warning] if warning else [])
@@ -682,9 +691,11 @@ def _counting(rows: Iterable, what: str, total: int, report: Progress) -> Iterat
         yield row
 
 
-def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[ItemPlan]], report: Progress) -> None:
-    """Write a scanned file's documents, segments, systems, outputs and the planned HITs; each segment's line is
-    read again as its rows are sent, so no text is held beyond the row being sent."""
+def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[ItemPlan]], report: Progress,
+           batch: int | None = None) -> None:
+    """Write a scanned file's documents, segments, systems, outputs and the planned HITs (of adaptive batch
+    `batch`); each segment's line is read again as its rows are sent, so no text is held beyond the row being
+    sent."""
     pk, n, names = campaign.pk, len(scanned), scanned.system_names
 
     def lines() -> Iterator[tuple[int, dict]]:
@@ -710,8 +721,9 @@ def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[Item
                    for i, record in lines() for s, name in enumerate(names)), "system outputs", total, report),
         count=total)
     report("storing HITs")
-    hit_pks = insert(Hit, ["campaign_id", "number", "size", "exposure"],
-                     [(pk, number, len(items), spec.hit_exposure(items)) for number, items in enumerate(plans, 1)])
+    hit_pks = insert(Hit, ["campaign_id", "number", "size", "exposure", "batch"],
+                     [(pk, number, len(items), spec.hit_exposure(items), batch)
+                      for number, items in enumerate(plans, 1)])
     items = sum(map(len, plans))
     report(f"storing items: 0 of {items:,}")
     insert(
