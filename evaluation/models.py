@@ -111,6 +111,43 @@ class WorkerGate(models.Model):
         return f"gate on {self.annotator} in {self.campaign}"
 
 
+class AdaptiveRun(models.Model):
+    """An adaptive campaign's allocation (docs/methods.md §12.2): its budget, what is spent, the looks taken
+    between batches, and whether it still runs. Created with the campaign (evaluation/adaptive_tasks.py); changed
+    only by a look (evaluation/services/adaptive.py), under this row's lock.
+
+    Each look is one entry of `looks`: when and why it ran, the batch, the information fraction (finished HITs'
+    judgments over the budget's), the judgments and money spent, the ranking, each adjacent pair with its z and
+    whether it is separated, the boundary and the α spent so far, the next batch's weights, and the decision."""
+
+    class State(models.TextChoices):
+        RUNNING = "running", "Running"
+        STOPPED = "stopped", "Stopped"
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="adaptive_run")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.RUNNING)
+    reason = models.TextField(blank=True, help_text="Why the run stopped.")
+    budget_hits = models.PositiveIntegerField(help_text="The most HITs the budget buys (docs/methods.md §12.2).")
+    budget_judgments = models.PositiveBigIntegerField(help_text="The judgments of budget_hits HITs.")
+    budget_money = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True,
+                                       help_text="The money of budget_hits HITs at the campaign's pay.")
+    spent_judgments = models.PositiveBigIntegerField(default=0, help_text="Finished HITs' judgments at the last look.")
+    spent_money = models.DecimalField(max_digits=14, decimal_places=2, default=0,
+                                      help_text="Finished HITs' pay at the last look.")
+    separated = models.JSONField(default=list, blank=True, help_text="Adjacent pairs decided so far, as [better, "
+                                 "worse] system names; a decided pair stays decided.")
+    looks = models.JSONField(default=list, blank=True, help_text="Every look, oldest first.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    stopped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "adaptive campaign"
+
+    def __str__(self):
+        return f"adaptive allocation of {self.campaign}"
+
+
 class CampaignStatistics(Campaign):
     """Campaigns as the admin's "Results" section shows them: with their computed statistics."""
 

@@ -1,0 +1,102 @@
+"""Adaptive allocation on Celery (docs/methods.md §12.2): the look after a finished batch, and the receivers that
+start a campaign's run and queue the look.
+
+After each finished HIT of an adaptive campaign the annotation app's `assignment_completed` signal (sent after
+the commit) queues `adaptive_look`, at most one queued per campaign at a time: a "queued" flag in the shared cache
+is set by whoever queues and cleared by the task as it starts, so a burst of finished HITs queues one task, and
+any HIT finished after a task started queues the next. The task looks only when the newest batch is finished and
+no look has seen it finished (checked under the run's row lock, evaluation/services/adaptive.py), so however many
+tasks run, each batch gets one look. A look lost with the broker is made up by the next finished HIT, or by
+`POST /api/campaigns/<slug>/adaptive/look/`.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from annotation.models import Campaign
+from annotation.signals import assignment_completed
+
+log = logging.getLogger(__name__)
+#: How long a "queued" flag outlives a task that never ran (a broker lost its queue): then the next finished HIT
+#: queues again.
+QUEUED_SECONDS = 120
+
+
+def _queued_key(campaign_id: int) -> str:
+    return f"adaptive:{campaign_id}:queued"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def adaptive_look(campaign_id: int) -> dict:
+    """The look after a finished batch of one campaign (services/adaptive.py `look_after_batch`)."""
+    from .services.adaptive import NotAdaptive, look_after_batch
+
+    cache.delete(_queued_key(campaign_id))
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return {"campaign": campaign_id, "status": "gone"}
+    try:
+        outcome = look_after_batch(campaign)
+    except NotAdaptive as exc:
+        return {"campaign": campaign.slug, "status": str(exc)}
+    return {"campaign": campaign.slug, "looked": outcome.looked, "decision": outcome.decision, "built": outcome.built}
+
+
+def schedule_adaptive_look(campaign_id: int) -> bool:
+    """Queue the look unless one is queued already; True if this call queued it. Without a broker (in-process
+    mode) it runs in a thread, off the request; with `ADAPTIVE_INLINE_WHEN_EAGER` (tests) at once, in the caller."""
+    if not cache.add(_queued_key(campaign_id), 1, timeout=QUEUED_SECONDS):
+        return False
+    try:
+        if not adaptive_look.app.conf.task_always_eager:
+            adaptive_look.apply_async((campaign_id,))
+        elif getattr(settings, "ADAPTIVE_INLINE_WHEN_EAGER", False):
+            adaptive_look.apply(args=(campaign_id,))
+        else:
+            threading.Thread(target=_look_locally, args=(campaign_id,), daemon=True).start()
+    except Exception:
+        cache.delete(_queued_key(campaign_id))  # nothing behind the flag: let the next finished HIT try again
+        raise
+    return True
+
+
+def _look_locally(campaign_id: int) -> None:
+    from django.db import connection
+
+    try:
+        adaptive_look.apply(args=(campaign_id,))
+    except Exception:  # a background thread has no caller to tell
+        log.exception("the adaptive look of campaign %s failed", campaign_id)
+    finally:
+        connection.close()
+
+
+@receiver(assignment_completed, dispatch_uid="evaluation.adaptive_on_completed_hit")
+def adaptive_on_completed_hit(sender, campaign_id: int, options=None, **kwargs):
+    """Queue the look of an adaptive campaign (the task decides whether its batch is finished)."""
+    if not (options or {}).get("adaptive"):
+        return
+    try:
+        schedule_adaptive_look(campaign_id)
+    except Exception:  # the judgment is stored; the next finished HIT, or a researcher's look, catches up
+        log.exception("could not queue the adaptive look of campaign %s", campaign_id)
+
+
+@receiver(post_save, sender=Campaign, dispatch_uid="evaluation.adaptive_run_on_import")
+def adaptive_run_on_import(sender, instance: Campaign, created: bool, raw: bool = False, **kwargs):
+    """An adaptive campaign gets its run (with its budget) as it is imported."""
+    if not created or raw or not (instance.options or {}).get("adaptive"):
+        return
+    from .services.adaptive import NotAdaptive, run_of
+
+    try:
+        run_of(instance)
+    except NotAdaptive:  # options the import refuses never get here; others are shown by the API's 400
+        log.warning("campaign %s has adaptive options that make no run", instance.slug)
