@@ -230,3 +230,6 @@ class ReferenceRankingForm(forms.Form):
                                       ("rank", "rank: 1 is best (e.g. experts' ranks)")])
     values = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "cols": 60}), required=False, max_length=200_000,
                              help_text="One system per line: its name, a tab or a space, then its score or rank.")
+
+
+from . import admin_adaptive  # noqa: E402,F401  (adaptive campaigns' admin, docs/methods.md §12.2)
