@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 __all__ = ["RULES", "spent_alpha", "boundaries", "crossing_probabilities"]
 
@@ -32,6 +32,7 @@ _STEP_MAX = 0.05
 _STEP_MIN = 0.004
 # information growing by less than this share between two looks counts as no new look
 _MIN_GROWTH = 1e-4
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
 def _check_alpha(alpha: float) -> float:
@@ -93,6 +94,42 @@ def _two_tails(c: float, mean: np.ndarray, sd: float) -> np.ndarray:
     return special.ndtr((-c - mean) / sd) + special.ndtr((mean - c) / sd)
 
 
+def _solve_bound(weight: np.ndarray, mean: np.ndarray, sd: float, target: float) -> float:
+    """The c with ``sum(weight * P(|N(mean, sd^2)| >= c)) = target``: Newton's method on the logarithm, in a bracket.
+
+    The crossing probability falls with c; the bracket starts at ``[0, c_marginal]``, ``c_marginal``
+    solving ``P(|N(0, 1)| >= c) = target`` (z's marginal is standard normal, so crossing first can be
+    no likelier), widened if rounding says otherwise.  On the log scale the far tail is nearly
+    quadratic, so Newton converges in a few steps even for tiny targets; a step leaving the bracket
+    bisects instead.
+    """
+    lo, hi = 0.0, float(-special.ndtri(target / 2.0))
+    while float(weight @ _two_tails(hi, mean, sd)) > target:
+        lo, hi = hi, hi + 0.5
+    c, log_target = hi, math.log(target)
+    for _ in range(200):
+        p = float(weight @ _two_tails(c, mean, sd))
+        if p <= 0.0:  # underflow: far beyond the root
+            hi, step = c, 0.5 * (lo + c)
+        else:
+            f = math.log(p) - log_target
+            if abs(f) < 1e-12:
+                return c
+            if f > 0:
+                lo = c
+            else:
+                hi = c
+            density = float(weight @ (np.exp(-0.5 * ((c - mean) / sd) ** 2) + np.exp(-0.5 * ((c + mean) / sd) ** 2)))
+            slope = -density / (sd * _SQRT_2PI * p)
+            step = c - f / slope if slope < 0 else 0.5 * (lo + hi)
+            if not lo < step < hi:
+                step = 0.5 * (lo + hi)
+        if abs(step - c) < 1e-11:
+            return step
+        c = step
+    return c
+
+
 def _sequential(information: np.ndarray, spend=None, bounds=None):
     """The recursion behind :func:`boundaries` and :func:`crossing_probabilities`.
 
@@ -134,7 +171,7 @@ def _sequential(information: np.ndarray, spend=None, bounds=None):
             elif cross(0.0) <= target:
                 c = 0.0
             else:
-                c = optimize.brentq(lambda x, t=target: cross(x) - t, 0.0, 40.0, xtol=1e-10)
+                c = _solve_bound(weight, mean, sd, target)
             out_bounds[k] = c
         c = out_bounds[k]
         crossing[k] = cross(c) if np.isfinite(c) else 0.0
@@ -146,7 +183,8 @@ def _sequential(information: np.ndarray, spend=None, bounds=None):
             step = min(step, math.sqrt((1.0 - r_next) / r_next) / 4.0)
         step = max(min(step, sd / 4.0), _STEP_MIN)
         grid, simpson = _simpson_grid(min(c, _Z_MAX), step)
-        density = weight @ (stats.norm.pdf((grid[None, :] - mean[:, None]) / sd) / sd)
+        scaled = (grid[None, :] - mean[:, None]) / sd
+        density = weight @ np.exp(-0.5 * scaled * scaled) / (sd * _SQRT_2PI)
         z, masses = grid, simpson * density
         last_info = information[k]
     return out_bounds, crossing

@@ -53,6 +53,13 @@ def test_one_look_is_the_fixed_test():
     assert boundaries([1.0], 0.01, "pocock")[0] == pytest.approx(stats.norm.isf(0.005), abs=1e-9)
 
 
+def test_tiny_early_spending_still_gives_the_exact_first_bound():
+    # O'Brien-Fleming at t = 0.01 spends 2 - 2 Phi(19.6) ~ 1.6e-85: the first bound is 1.96 / 0.1
+    bounds = boundaries([0.01, 0.02, 0.5, 1.0])
+    assert bounds[0] == pytest.approx(19.59963984540054, abs=1e-6)
+    assert np.all(np.diff(bounds) < 0) and 1.96 < bounds[-1] < 2.0
+
+
 def test_two_looks_against_the_bivariate_normal():
     # P(|Z1| < c1, |Z2| < c2) = 1 - alpha, corr(Z1, Z2) = sqrt(0.4), by scipy's bivariate normal
     for rule in RULES:
