@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from annotation.services.judgment_import import import_judgments
 from evaluation.analyses import compute_results
 
-from .test_results_pages import da_lines
+from .test_results_pages import da_lines, pairwise_lines
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -165,3 +165,63 @@ def test_a_difference_too_small_to_reach_says_so(api, pilot, monkeypatch):
     body = api.get(*url(pilot, delta=0.05, repetitions=50)).json()
     assert body["reached"] is False and body["plan"] is None and body["power_at_n"] < 0.8
     assert body["curve"][-1]["translations_per_system"] == body["max_translations"]
+
+
+# The page ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def browser_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+def test_the_page_answers_the_form_with_the_plan_and_the_curve(browser_client, pilot):
+    empty = browser_client.get(f"/results/{pilot.slug}/power/")
+    assert empty.status_code == 200 and b'id="power-form"' in empty.content and b"power-answer" not in empty.content
+    page = browser_client.get(f"/results/{pilot.slug}/power/", {"delta": "4", "power": "0.8", "alpha": "0.05",
+                                                                 "scale": "raw"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    plan = page.context["answer"]["plan"]
+    assert f"{plan['translations_per_system']} translations per system" in html
+    assert f"<strong>{plan['money']}</strong>" in html and "<svg" in html and "target 0.8" in html
+    assert 'value="4"' in html  # the form keeps what was asked
+    results = browser_client.get(f"/results/{pilot.slug}/").content.decode()
+    assert f'href="/results/{pilot.slug}/power/"' in results
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"delta": "five"}, "delta must be a number"),
+    ({"delta": ""}, "give delta"),
+    ({"delta": "5", "power": "2"}, "at most 0.99"),
+    ({"delta": "5", "alpha": "0.7"}, "below 0.5"),
+    ({"delta": "7", "scale": "z"}, "at most 5 on the z scale"),
+    ({"delta": "5", "scale": "<script>"}, "scale must be raw or z"),
+])
+def test_the_page_shows_form_errors_never_a_500(browser_client, owner, query, message):
+    campaign = pilot_campaign(owner, name="Form errors", segments=3, careful=1, clickers=0, computed=False)
+    page = browser_client.get(f"/results/{campaign.slug}/power/", query)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="power-error"' in html and message in html and "<script>" not in html
+
+
+def test_the_page_says_when_there_is_too_little_data_or_no_power_for_the_family(browser_client, owner):
+    tiny = pilot_campaign(owner, name="Tiny page", segments=4)
+    page = browser_client.get(f"/results/{tiny.slug}/power/", {"delta": "5"})
+    assert page.status_code == 200 and "too little data" in page.content.decode()
+    pairwise = import_judgments(pairwise_lines(), fmt="pairwise-csv", name="Pairwise", systems=["MT", "Human"],
+                                owner=owner).campaign
+    page = browser_client.get(f"/results/{pairwise.slug}/power/", {"delta": "5"})
+    assert page.status_code == 200 and "Direct Assessment campaigns only" in page.content.decode()
+    assert "Power and cost" not in browser_client.get(f"/results/{pairwise.slug}/").content.decode()
+
+
+def test_the_page_is_for_the_campaigns_researchers_only(client, owner, db):
+    other = User.objects.create_user("other", password="pw-other", is_staff=True)
+    theirs = pilot_campaign(other, name="Theirs", segments=12, computed=False)
+    anonymous = client.get(f"/results/{theirs.slug}/power/", {"delta": "5"})
+    assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
+    client.force_login(owner)
+    assert client.get(f"/results/{theirs.slug}/power/", {"delta": "5"}).status_code == 404
