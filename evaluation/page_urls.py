@@ -1,7 +1,7 @@
 """The researchers' results pages: `path("results/", include("evaluation.page_urls"))` in config/urls.py."""
 from django.urls import path
 
-from .views import compare, downloads, results, stability, studies
+from .views import compare, downloads, power, results, stability, studies
 
 app_name = "results"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("study/<slug:slug>/", studies.study_page, name="study"),
     path("<slug:slug>/", results.campaign_results, name="campaign"),
     path("<slug:slug>/recompute/", results.recompute, name="recompute"),
+    path("<slug:slug>/power/", power.power_page, name="power"),
     path("<slug:slug>/stability/", stability.run_stability, name="stability"),
     path("<slug:slug>/<str:table>.csv", downloads.table_csv, name="csv"),
     path("<slug:slug>/<str:table>.tex", downloads.table_latex, name="latex"),
