@@ -542,8 +542,9 @@ def child_compute(args) -> None:
     from evaluation.stats import error_spans as es
 
     timers = Timers()
-    for name, label in (("load_observations", "load observations"), ("span_counts", "span counts"),
-                        ("add_counts", "add counts"), ("analyse", "analyse"), ("spans_of", "spans of shared items"),
+    for name, label in (("span_classes", "span classes"), ("load_observations", "load observations"),
+                        ("span_counts", "span counts"), ("add_counts", "add counts"), ("analyse", "analyse"),
+                        ("breakdown_rows", "breakdown"), ("spans_of", "spans of shared items"),
                         ("agreement", "agreement"), ("replace_results", "store")):
         timers.wrap(storage, name, label)
     timers.wrap(analysis, "counted_rows", "analyse: counted rows")
