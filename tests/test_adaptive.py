@@ -96,6 +96,17 @@ def test_an_adaptive_campaign_is_imported_with_its_first_batch_only(make_campaig
     assert not AdaptiveRun.objects.filter(campaign=plain).exists()
 
 
+def test_the_sizing_check_counts_the_hits_the_budget_buys(researcher):
+    from annotation.services.campaign_import import import_campaign
+
+    from .adaptive_helpers import ADAPTIVE
+    from .conftest import as_bytes, campaign_lines
+
+    result = import_campaign(as_bytes(campaign_lines(20, SYSTEMS)), name="sized", protocol="adequacy", hit_size=20,
+                             redundancy=2, options=dict(ADAPTIVE), owner=researcher)
+    assert result.hits == 2 and "2 per HIT × 8 HITs" in result.warnings[0]  # not the file's 5 HITs
+
+
 def test_quota_follows_the_weights_within_what_each_system_has():
     assert output_quota([0.5, 0.25, 0.25], [100, 100, 100], 28) == [14, 7, 7]
     assert output_quota([1.0, 0.0, 0.0], [10, 100, 100], 28) == [10, 9, 9]  # capped: the rest goes evenly

@@ -660,10 +660,13 @@ def import_campaign(
         except HitPlanError as exc:
             suggestions = {exc.field: exc.suggestion} if exc.field and exc.suggestion is not None else {}
             raise CampaignFileError([(0, f"{exc.field}: {exc}" if exc.field else str(exc))], suggestions) from None
+        bad_pairs = _bad_pairs(plans)
+        if adaptive is not None:  # the HITs the budget buys, all laid out alike
+            bad_pairs = bad_pairs[:1] * adaptive.budget_hits
         capacity = reliability_capacity(
             spec, qc_test=settings.get("qc_test") or Campaign._meta.get_field("qc_test").default,
             qc_threshold=settings.get("qc_threshold") or Campaign._meta.get_field("qc_threshold").default,
-            options=options, bad_pairs_per_hit=_bad_pairs(plans), in_study=bool(study))
+            options=options, bad_pairs_per_hit=bad_pairs, in_study=bool(study))
         if capacity is not None and capacity.refusal():
             raise CampaignFileError([(0, f"qc_test: {capacity.refusal()}")])
         if adaptive is not None:  # the later batches are built after looks (services/adaptive_batches.py)
