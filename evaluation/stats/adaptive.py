@@ -194,6 +194,7 @@ def interim_look(
     earlier_counts=None,
     floor: float = 0.0,
     futility: float = 0.0,
+    futility_from: float = 0.5,
     futile_before=frozenset(),
 ) -> Look:
     """One interim look of an adaptive campaign (docs/methods.md §12).
@@ -221,8 +222,10 @@ def interim_look(
        boundary for its information history, which keeps its error rate at
        alpha.  Without them every pair gets ``boundary`` (exact only for
        information proportional to the fractions).
-    4. Futility (off unless ``futility`` > 0): an open pair whose
-       :func:`predictive_power` is below ``futility`` is given up for good
+    4. Futility (off unless ``futility`` > 0): from the fraction
+       ``futility_from`` on (predictive power is too erratic on little data),
+       an open pair whose :func:`predictive_power` is below ``futility`` is
+       given up for good
        (``futile_before`` carries earlier verdicts, matched unordered): it is
        never separated afterwards, so giving up can only lower the error
        rate (a binding futility stop for that pair).
@@ -268,7 +271,8 @@ def interim_look(
     t = float(min(fractions[-1], 1.0))
     final = float(boundaries([*fractions, 1.0], alpha, rule)[-1]) if t < 1.0 else math.inf
     power = predictive_power(z, t, final)
-    futile = was_futile | (~separated & (np.nan_to_num(power, nan=1.0) < futility))
+    give_up = (np.nan_to_num(power, nan=1.0) < futility) if t >= futility_from else np.zeros(len(pairs), bool)
+    futile = was_futile | (~separated & give_up)
     decided = separated | futile
     return Look(
         order=order,

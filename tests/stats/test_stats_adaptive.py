@@ -241,6 +241,7 @@ def test_futility_gives_up_hopeless_pairs_and_counts_them_as_decided():
     assert plain.separated.tolist() == [True, False] and not plain.futile.any() and not plain.done
     assert plain.predictive_power[1] < 0.05
     look = interim_look(scores, systems, 3, [0.8], futility=0.05)
+    assert not interim_look(scores, systems, 3, [0.8], futility=0.05, futility_from=0.9).futile.any()
     assert look.futile.tolist() == [False, True] and look.done
     np.testing.assert_allclose(look.weights, np.full(3, 1 / 3))  # nothing open: uniform
     # a pair given up before stays given up and is never separated, even when it crosses now
