@@ -64,7 +64,7 @@ def test_judgments_newer_than_the_results_are_left_out(da):
     header = CampaignResults.objects.get(campaign=da)
     full = stability_data(da, "all", "raw", header.last_judgment_id)
     cut = stability_data(da, "all", "raw", header.last_judgment_id - 40)
-    assert cut.cell_n.sum() < full.cell_n.sum()
+    assert cut.translation_counts.sum() < full.translation_counts.sum()
 
 
 # Runs through the chord (in-process) ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Ranking stability (docs/methods.md §12): each system's probability of each rank over the bootstrap's
-resamples, as a systems × ranks heat map with the mean rank and the 95 % rank interval beside each row."""
+resamples, as a systems × ranks heat map with the mean rank and the 95 % rank interval beside each row. Each
+cell's title and the page's data table give the exact figures."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ def rank_probability_chart(rows: Sequence[dict], *, title: str, srp: float | Non
                            width: int = 560) -> SafeString:
     """Rows in observed rank order: {label, system, probabilities (rank 1 … S), mean_rank, interval (low,
     high)}. Cell (system, rank k): the share of resamples in which the system ranked k, in per cent; the
-    observed rank's cell is outlined, and the 95 % interval is drawn as a bar under the row's cells."""
+    observed rank's cell is outlined; beside each row its mean rank and 95 % rank interval."""
     n = len(rows)
     if n == 0:
         return _empty(width, 90, title, "No ranking stability computed")
@@ -47,7 +48,7 @@ def rank_probability_chart(rows: Sequence[dict], *, title: str, srp: float | Non
         heading += f" · stable-ranking probability {100 * srp:.1f} %"
     parts = [_text(10, 16, heading, fill=INK, weight="600"),
              _text(left + grid_w / 2, top - 24, "rank", "middle", MUTED),
-             _text(left + grid_w + 12, top - 8, "mean [95 %]", fill=MUTED)]
+             _text(left + grid_w + 12, top - 8, "mean rank [95 %]", fill=MUTED)]
     for k in range(n):
         parts.append(_text(left + k * cell + cell / 2, top - 8, str(k + 1), "middle", MUTED))
     for i, row in enumerate(rows):
@@ -72,12 +73,6 @@ def rank_probability_chart(rows: Sequence[dict], *, title: str, srp: float | Non
                                  'stroke-width="2"/>', _c(left + i * cell + 1), _c(cy + 1), _c(cell - 2),
                                  _c(cell - 2), "#E69F00"))
         low, high = row.get("interval") or (None, None)
-        if _finite(low) and _finite(high) and low >= 1:
-            parts.append(format_html('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="3" '
-                                     'stroke-linecap="round"><title>{}</title></line>',
-                                     _c(left + (low - 1) * cell + 4), _c(cy + cell - 3),
-                                     _c(left + high * cell - 4), _c(cy + cell - 3), "#D55E00",
-                                     f"{row['system']}: 95 % of resamples rank it {low}–{high}"))
         mean = row.get("mean_rank")
         interval = f"[{low}–{high}]" if _finite(low) and _finite(high) else ""
         parts.append(_text(left + grid_w + 12, cy + cell / 2 + 4,
@@ -101,8 +96,4 @@ def _legend(y: float) -> SafeString:
     parts.append(format_html('<rect x="{}" y="{}" width="14" height="14" fill="none" stroke="#E69F00" '
                              'stroke-width="2"/>', _c(x + 6), _c(y - 11)))
     parts.append(_text(x + 25, y, "observed rank", fill=INK, size=11))
-    x += 120
-    parts.append(format_html('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#D55E00" stroke-width="3" '
-                             'stroke-linecap="round"/>', _c(x), _c(y - 4), _c(x + 18), _c(y - 4)))
-    parts.append(_text(x + 24, y, "95 % rank interval", fill=INK, size=11))
     return _join(parts)

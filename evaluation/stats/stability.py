@@ -38,15 +38,19 @@ Conventions
   split into any chunks, run in any order or on any machine, therefore give the same counts, and
   :func:`merge` adds them up.
 
-Everything is vectorised over a block of resamples: the worker counts of a block are gathered per judgment
-cell into a (resamples × cells) matrix and summed per translation with ``np.add.reduceat``; a block holds at
-most ``MAX_BLOCK_ELEMENTS`` cells × resamples, so memory stays bounded (about 100 MB) at 500,000 judgments.
+Everything is vectorised over a block of resamples. Judgments are merged into cells (one worker's judgments of
+one translation), held as sparse translations × workers matrices of score sums and counts; one sparse product
+with the block's worker counts (workers × resamples) gives every translation's weighted sum and weight, so a
+judgment's weight a[worker] × b[segment] is never materialised per judgment. System sums are taken with
+``np.add.reduceat`` over the translations, which are sorted by system. A block holds at most
+``MAX_BLOCK_ELEMENTS`` translations × resamples, so memory stays bounded (a few tens of MB) whatever the size.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from ._grouping import freeze
 
@@ -57,8 +61,8 @@ __all__ = ["ALPHA", "Z_CRITICAL", "StabilityCounts", "StabilityData", "Stability
 ALPHA = 0.05
 #: Φ⁻¹(1 − α/2) for α = 0.05 (scipy.stats.norm.ppf(0.975)).
 Z_CRITICAL = 1.959963984540054
-#: Resamples × judgment cells held at once (float64): bounds a block's temporary arrays.
-MAX_BLOCK_ELEMENTS = 2_000_000
+#: Resamples × translations held at once (float64): bounds a block's temporary arrays.
+MAX_BLOCK_ELEMENTS = 1_000_000
 #: Relation codes in a pattern string: the first system of the pair better, not separated, the second better.
 RELATION_CHARS = {1: "+", 0: "0", -1: "-"}
 
@@ -67,18 +71,17 @@ RELATION_CHARS = {1: "+", 0: "0", -1: "-"}
 class StabilityData:
     """The judgments a ranking rests on, prepared for resampling (build with :func:`prepare`).
 
-    Judgments are merged into cells (one worker's judgments of one translation): ``cell_worker``,
-    ``cell_sum`` (sum of their scores), ``cell_n``; cells are sorted by translation, translations by
-    system. ``systems`` are the names of the systems with at least one judgment (codes index them).
+    Judgments are merged into cells (one worker's judgments of one translation) and held as two sparse
+    translations × workers matrices: ``translation_sums`` (the sum of the cell's scores) and
+    ``translation_counts`` (its number of judgments). Translations are sorted by system, then segment;
+    ``systems`` are the names of the systems with at least one judgment (codes index them).
     """
 
     systems: tuple[str, ...]
     n_workers: int
     n_segments: int
-    cell_worker: np.ndarray
-    cell_sum: np.ndarray
-    cell_n: np.ndarray
-    translation_start: np.ndarray
+    translation_sums: sparse.csr_matrix
+    translation_counts: sparse.csr_matrix
     translation_segment: np.ndarray
     translation_system: np.ndarray
     system_start: np.ndarray
@@ -91,6 +94,14 @@ class StabilityData:
     @property
     def n_systems(self) -> int:
         return len(self.systems)
+
+    @property
+    def n_translations(self) -> int:
+        return int(self.translation_segment.size)
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.translation_sums.nnz)
 
 
 def prepare(worker, segment, system, score, system_names) -> StabilityData:
@@ -112,23 +123,19 @@ def prepare(worker, segment, system, score, system_names) -> StabilityData:
     segment_ids, segment = np.unique(segment, return_inverse=True)
     present, system = np.unique(system, return_inverse=True)
     names = tuple(str(system_names[int(i)]) for i in present)
-    n_w, n_g = worker_ids.size, segment_ids.size
-    # One cell per (system, segment, worker), sorted in that order: translations and systems are contiguous.
-    cell_key = (system * n_g + segment) * max(n_w, 1) + worker
-    cells, cell_of_row = np.unique(cell_key, return_inverse=True)
-    cell_sum = np.bincount(cell_of_row, weights=score, minlength=cells.size)
-    cell_n = np.bincount(cell_of_row, minlength=cells.size).astype(np.float64)
-    translation_key = cells // max(n_w, 1)
-    starts = np.flatnonzero(np.r_[True, translation_key[1:] != translation_key[:-1]]) if cells.size else \
-        np.zeros(0, np.int64)
-    translations = translation_key[starts]
+    n_w, n_g = int(worker_ids.size), int(segment_ids.size)
+    # Translations (system, segment) sorted by system, so that each system's are contiguous.
+    translations, translation = np.unique(system * max(n_g, 1) + segment, return_inverse=True)
+    shape = (translations.size, n_w)
+    sums = sparse.csr_matrix((score, (translation, worker)), shape=shape)  # duplicates (a cell) are summed
+    counts = sparse.csr_matrix((np.ones(score.size), (translation, worker)), shape=shape)
     translation_system = translations // max(n_g, 1)
     system_start = np.flatnonzero(np.r_[True, translation_system[1:] != translation_system[:-1]]) \
         if translations.size else np.zeros(0, np.int64)
     return StabilityData(
-        systems=names, n_workers=int(n_w), n_segments=int(n_g), cell_worker=cells % max(n_w, 1),
-        cell_sum=cell_sum, cell_n=cell_n, translation_start=starts, translation_segment=translations % max(n_g, 1),
-        translation_system=translation_system, system_start=system_start,
+        systems=names, n_workers=n_w, n_segments=n_g, translation_sums=sums, translation_counts=counts,
+        translation_segment=translations % max(n_g, 1), translation_system=translation_system,
+        system_start=system_start,
         name_position=np.argsort(np.argsort(np.array(names, dtype=object), kind="stable"), kind="stable"),
     )
 
@@ -138,21 +145,20 @@ def weighted_scores(data: StabilityData, worker_counts: np.ndarray, segment_coun
     code), per system: the score μ_s (docs/methods.md §12, the module's formula), the sample variance v_s of
     the translation means and their number n_s, copies counted. (means, variances, n), each (resamples ×
     systems); NaN mean without a translation, NaN variance with fewer than 2."""
-    gathered = worker_counts[:, data.cell_worker]
-    numerator = np.add.reduceat(gathered * data.cell_sum, data.translation_start, axis=1)
-    denominator = np.add.reduceat(gathered * data.cell_n, data.translation_start, axis=1)
-    del gathered
+    workers = np.ascontiguousarray(np.asarray(worker_counts, dtype=np.float64).T)  # workers × resamples
+    numerator = np.asarray(data.translation_sums @ workers)                          # translations × resamples
+    denominator = np.asarray(data.translation_counts @ workers)
     present = denominator > 0
     translation_mean = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=present)
-    weight = segment_counts[:, data.translation_segment] * present
-    n = np.add.reduceat(weight, data.system_start, axis=1)
+    weight = np.asarray(segment_counts, dtype=np.float64).T[data.translation_segment] * present
+    n = np.add.reduceat(weight, data.system_start, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.add.reduceat(weight * translation_mean, data.system_start, axis=1) / n
-        deviation = translation_mean - np.nan_to_num(mean)[:, data.translation_system]
-        squares = np.add.reduceat(weight * deviation * deviation, data.system_start, axis=1)
+        mean = np.add.reduceat(weight * translation_mean, data.system_start, axis=0) / n
+        deviation = translation_mean - np.nan_to_num(mean)[data.translation_system]
+        squares = np.add.reduceat(weight * deviation * deviation, data.system_start, axis=0)
         variance = np.where(n > 1, squares / (n - 1), np.nan)
     mean[n == 0] = np.nan
-    return mean, variance, n
+    return mean.T, variance.T, n.T
 
 
 def _pairs(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
@@ -237,9 +243,9 @@ def _check_seed(seed: int) -> int:
 
 
 def block_size(data: StabilityData, limit: int = MAX_BLOCK_ELEMENTS) -> int:
-    """Resamples per vectorised block: as many as keep (resamples × cells) within `limit` elements (the block
-    size changes nothing but memory and speed; docs/methods.md §12)."""
-    width = max(data.cell_worker.size, data.n_workers, data.n_segments, 1)
+    """Resamples per vectorised block: as many as keep (resamples × translations) within `limit` elements (the
+    block size changes nothing but memory and speed; docs/methods.md §12)."""
+    width = max(data.n_translations, data.n_workers, data.n_segments, 1)
     return max(1, limit // width)
 
 
