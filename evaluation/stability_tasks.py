@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from celery import chord, shared_task
@@ -34,8 +35,10 @@ from .stats import stability as core
 
 log = logging.getLogger(__name__)
 
-#: One loaded input per process: the shares of a run that land on the same worker load the judgments once.
-_loaded: dict[tuple, core.StabilityData] = {}
+#: The last few inputs loaded by this process: shares of a run (and of its sibling runs, e.g. the other worker
+#: filter) that land on the same worker process load the judgments once.
+_loaded: OrderedDict[tuple, core.StabilityData] = OrderedDict()
+LOADED_KEEP = 4
 
 
 def resamples_per_task() -> int:
@@ -43,10 +46,13 @@ def resamples_per_task() -> int:
 
 
 def _data(campaign: Campaign, run: dict) -> core.StabilityData:
-    key = (campaign.pk, run["workers"], run["score"], run["last_id"], run["results_run"])
-    if key not in _loaded:
-        _loaded.clear()
+    key = (campaign.pk, run["workers"], run["score"], run["last_id"], run["results_run"], run.get("results_at"))
+    if key in _loaded:
+        _loaded.move_to_end(key)
+    else:
         _loaded[key] = family_of(campaign).stability_data(campaign, run["workers"], run["score"], run["last_id"])
+        while len(_loaded) > LOADED_KEEP:
+            _loaded.popitem(last=False)
     return _loaded[key]
 
 
@@ -107,7 +113,8 @@ def start(campaign: Campaign, params: Mapping[str, str]) -> list[dict]:
     has no results yet). In-process mode runs them here; a run that fails there is marked failed and raised."""
     family = family_of(campaign)
     requests = service.parse(family, params)
-    header = CampaignResults.objects.filter(campaign=campaign).only("runs", "last_judgment_id", "judgments").first()
+    header = CampaignResults.objects.filter(campaign=campaign).only("runs", "last_judgment_id", "judgments",
+                                                                    "computed_at").first()
     if header is None or not header.judgments:
         raise BadQuery("this campaign has no results to resample yet: compute the results first")
     return [launch(campaign, request, header) for request in requests]

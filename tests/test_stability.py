@@ -30,6 +30,14 @@ def da(researcher):
                        seed=11, owner=researcher)
 
 
+@pytest.fixture(autouse=True)
+def forget_loaded_inputs():
+    """Each test starts with no input remembered by this process (campaign ids recur between tests)."""
+    stability_tasks._loaded.clear()
+    yield
+    stability_tasks._loaded.clear()
+
+
 def stored_tables(campaign) -> int:
     return ResultTable.objects.filter(campaign=campaign, name__startswith="stability").count()
 
@@ -251,3 +259,34 @@ def test_the_page_reports_bad_options(da, researcher):
     response = client.post(f"/results/{da.slug}/stability/", {"resamples": "5"}, follow=True)
     assert "resamples must be a whole number from 100 to 10,000" in response.content.decode()
     assert stored_tables(da) == 0
+
+
+# A real worker ------------------------------------------------------------------------------------------------
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True)
+def test_the_chord_on_a_real_worker(researcher, api, settings, tmp_path):
+    """POST queues the shares and the merge through the broker; a real worker runs them and stores the figures the
+    one-process bootstrap gives (each resample seeded by its own number)."""
+    from .test_e2e_celery import running_worker, wait_for
+
+    settings.STABILITY_RESAMPLES_PER_TASK = 50
+    campaign = da_campaign("Stability on a worker", careful=4, clickers=1, segments=16, systems=tuple(QUALITY),
+                           quality=QUALITY, seed=3, owner=researcher)
+    with running_worker("stability", tmp_path / "worker.log", "the stability chord test"):
+        response = api.post(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "all", "resamples": "200",
+                                                                           "seed": "4"})
+        assert response.status_code == 202, response.content
+        (run,) = response.json()["runs"]
+        assert run["status"] == "running" and run["task"]
+        wait_for(lambda: api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "all"}).json()
+                 ["status"] == "done", timeout=120)
+    log = (tmp_path / "worker.log").read_text()
+    assert log.count("stability_share") >= 4 and "stability_merge" in log
+    header = CampaignResults.objects.get(campaign=campaign)
+    expected = core.bootstrap(stability_data(campaign, "all", "z", header.last_judgment_id), 200, 4)
+    body = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "all"}).json()
+    assert body["stable_ranking_probability"] == pytest.approx(expected.stable_ranking_probability)
+    for row in body["results"]:
+        assert row["rank_probabilities"] == pytest.approx(
+            expected.rank_probability[expected.systems.index(row["system"])].tolist())

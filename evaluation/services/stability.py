@@ -86,6 +86,7 @@ def new_run(request: StabilityRequest, header: CampaignResults) -> dict:
     return {"run_id": uuid.uuid4().hex, "workers": request.workers, "score": request.score,
             "resamples": request.resamples, "seed": request.seed, "variant": request.variant,
             "last_id": header.last_judgment_id, "results_run": header.runs,
+            "results_at": header.computed_at.isoformat() if header.computed_at else None,
             "started_at": timezone.now().isoformat()}
 
 
