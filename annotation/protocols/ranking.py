@@ -8,12 +8,17 @@ import random
 from ..services.ranking_builder import GOLD_MODES, plan_ranking_hits
 from . import register
 from .base import JudgmentError, Protocol, language_name, require_item_id
+from .direct_assessment import DA_OPTIONS
 from .options import Option
 
 MAX_SCREEN_SIZE = 20
 DEFAULT_GOLD_RATE = 0.10
 #: Paul & Sumita 2011 §4.2: a worker is trusted after at least 4 gold units with at least 70 % right.
 DEFAULT_MIN_GOLD, DEFAULT_MIN_GOLD_ACCURACY = 4, 0.70
+#: The live reliability gate on the gold screens (docs/methods.md §12.1): Direct Assessment's options, the same
+#: objects (the test's threshold, the gate and its rule).
+GATE_OPTIONS = tuple(o for o in DA_OPTIONS if o.name in ("qc_threshold", "gate", "gate_rule", "gate_min_pairs",
+                                                         "gate_max_missed"))
 
 RANKING_OPTIONS = (
     Option("screens_per_hit", "int", 10, "Screens per HIT.", minimum=1, maximum=100, key="hit_size"),
@@ -31,6 +36,7 @@ RANKING_OPTIONS = (
            minimum=1, maximum=1000, target="options"),
     Option("min_gold_accuracy", "float", DEFAULT_MIN_GOLD_ACCURACY, "Share of gold units a trusted worker ranked "
            "right.", minimum=0.0, maximum=1.0, target="options"),
+    *GATE_OPTIONS,
 )
 
 
@@ -45,7 +51,8 @@ def gold_correct(rank_gold: int, rank_bad: int | None, n: int) -> bool:
 
 #: The constituent protocols show a highlighted phrase per output; they take no gold units.
 CONSTITUENT_OPTIONS = tuple(o for o in RANKING_OPTIONS if o.name not in ("gold", "gold_rate", "min_gold",
-                                                                         "min_gold_accuracy"))
+                                                                         "min_gold_accuracy")
+                            and o not in GATE_OPTIONS)
 #: Constituent acceptance answers, stored as WMT08's CONSTITUENT_ACCEPT codes read as categories (1 yes, 2 no).
 ACCEPT_CODES = {"yes": 1, "no": 2}
 
@@ -90,6 +97,9 @@ class Ranking(Protocol):
             problems.append("systems: ranking needs at least two systems in the file")
         if options["gold"] == "best-worst" and min(options["screen_size"], len(system_names)) < 3:
             problems.append("gold: best-worst needs at least 3 outputs per screen (screen_size)")
+        if options.get("gate") and options["gold"] == "none":
+            problems.append("gate: the live reliability gate of ranking tests the gold screens; choose gold best "
+                            "or best-worst")
         return problems
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):

@@ -55,6 +55,12 @@ class RankingFamily(Family):
                 Table("agreement", stored("agreement")), Table("combined", stored("combined")),
                 Table("spearman", stored("spearman"))]
 
+    def gate(self, campaign, annotator):
+        """The live reliability gate on the worker's gold screens (gate.py, docs/methods.md §12.1)."""
+        from .gate import gate
+
+        return gate(campaign, annotator)
+
     def admin_summary(self, summary):
         if "reliable_workers" in summary:
             return f"{summary['reliable_workers']} / {summary['workers']} counted"
