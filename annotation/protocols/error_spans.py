@@ -21,6 +21,8 @@ from .options import Option
 #: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
 _SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
                                                     "reliability_scope", "cluster_rule"))
+#: The live reliability gate on the perturbed copies (docs/methods.md §12.1), with Direct Assessment's options.
+_GATE = tuple(o for o in DA_OPTIONS if o.name in ("gate", "gate_rule", "gate_min_pairs", "gate_max_missed"))
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -30,6 +32,7 @@ SPAN_OPTIONS = (
     Option("show_source", "bool", True, "Show the source text beside the translation (source-based evaluation).",
            target="options"),
     *_SHARED,
+    *_GATE,
     Option("significance_test", "choice", None, "How systems are compared (docs/methods.md#error-span-protocols): "
            "wmt24 (per-domain paired Wilcoxon + Stouffer), wmt25 (one-sided paired Wilcoxon) or randomization "
            "(paired approximate randomization).",
@@ -78,6 +81,8 @@ class ErrorSpans(Protocol):
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         options.setdefault("perturbation_rate", 0.10)
         options.setdefault("show_source", True)
+        if options.get("gate") and not options["perturbation_rate"]:
+            return ["gate: the live reliability gate tests the perturbed copies; give perturbation_rate above 0"]
         if not self.mqm:
             return []
         taxonomy = options.get("taxonomy") or list(DEFAULT_MQM_TAXONOMY)
@@ -218,6 +223,8 @@ class ContrastiveEsa(ErrorSpans):
 
     template = "annotation/screens/contrastive_esa.html"
     script = "annotation/contrastive_esa.js"
+    #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
+    contrastive = True
 
     def __init__(self, name: str, label: str, statement: str):
         super().__init__(name, label, statement, mqm=False)

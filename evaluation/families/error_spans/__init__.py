@@ -46,6 +46,12 @@ class ErrorSpansFamily(Family):
             raise BadQuery("give document=<doc_id> and system=<system name>")
         return presenter.document_view(campaign, doc_id, system)
 
+    def gate(self, campaign, annotator):
+        """The live reliability gate on the worker's perturbed copies (gate.py, docs/methods.md §12.1)."""
+        from .gate import gate
+
+        return gate(campaign, annotator)
+
     def page_context(self, campaign, header, workers, request):
         return presenter.page_context(campaign, header, workers, request)
 
