@@ -95,7 +95,8 @@ def launch(campaign: Campaign, request: service.StabilityRequest, header: Campai
     body = stability_merge.s(campaign.pk, run)
     try:
         if stability_share.app.conf.task_always_eager:
-            outcome = chord(shares)(body).get()
+            # In-process, possibly inside another eager task (a results run): the chord has already run here.
+            outcome = chord(shares)(body).get(disable_sync_subtasks=False)
             return {"workers": run["workers"], "score": run["score"], "status": _eager_status(outcome)}
         task = chord(shares)(body.on_error(stability_failed.s(campaign.pk, run)))
     except Exception as exc:

@@ -290,3 +290,16 @@ def test_the_chord_on_a_real_worker(researcher, api, settings, tmp_path):
     for row in body["results"]:
         assert row["rank_probabilities"] == pytest.approx(
             expected.rank_probability[expected.systems.index(row["system"])].tolist())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stability_follows_the_compute_endpoint_in_process(researcher, api, settings):
+    """Without a broker the results task runs in the request, and ranking stability runs inside it once the
+    results are committed (inside an eager task: no waiting on a result there)."""
+    settings.STABILITY_AFTER_RESULTS = True
+    campaign = import_judgments(da_lines(careful=3, clickers=1, segments=8), fmt="wmt-da", name="Compute endpoint",
+                                owner=researcher).campaign
+    assert api.post(f"/api/campaigns/{campaign.slug}/compute/").status_code == 202
+    for workers in ("reliable", "all"):
+        body = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": workers}).json()
+        assert body["status"] == "done" and body["resamples"] == 1000 and "error" not in body, body
