@@ -171,3 +171,25 @@ def test_a_judgment_stays_and_the_hit_items_are_untouched(gated_campaign, finish
     finish(client, campaign, "clicker", Behaviour("random"), rng)
     assert gated(campaign, "clicker") is not None
     assert campaign.judgments.count() == 100 and HitItem.objects.filter(hit__campaign=campaign).count() == items
+
+
+@pytest.mark.parametrize("rule", ["missed", "test"])
+@pytest.mark.parametrize("scope", ["study", "campaign"])
+def test_with_study_scope_the_pairs_of_the_studys_campaigns_add_up(make_campaign, finish, scope, rule):
+    """A worker who scores everything alike, with one HIT (10 bad references) in each of two campaigns of one study
+    and a gate that needs 15 pairs: with reliability_scope study the second HIT's gate counts 20 pairs and stops
+    them; with scope campaign it counts 10 and does not."""
+    options = {**GATE, "gate_min_pairs": 15, "gate_rule": rule, "reliability_scope": scope}
+    first, second = (make_campaign(n_segments=70, systems=tuple(QUALITY), name=name, study="Study S",
+                                   options=dict(options)) for name in ("First", "Second"))
+    assert first.study_id == second.study_id is not None
+    rng, client = random.Random(8), Client()
+    assert finish(client, first, "flat", Behaviour("constant", constant=60), rng)
+    assert gated(first, "flat") is None  # 10 pairs: too few anywhere
+    assert finish(client, second, "flat", Behaviour("constant", constant=60), rng)
+    gate = gated(second, "flat")
+    if scope == "campaign":
+        assert gate is None and not second.blocked_annotators.exists()
+        return
+    assert gate is not None and gate.rule == rule and gate.pairs == 20 and "in the study" in gate.reason
+    assert gated(first, "flat") is None  # stopped where they finished the HIT
