@@ -1,8 +1,8 @@
 """Loading error-span judgments (evaluation/families/error_spans/loading.py): the PostgreSQL path that counts and
-weighs spans per judgment in SQL and reads the rows by binary COPY gives exactly the arrays of the portable path
-(rows as tuples, spans counted per row, weights applied in numpy); the breakdown by category and severity, read
-from the span classes minus the ratings that do not count, equals counting the counted judgments' spans one by
-one; and the binary COPY reader refuses what is not the declared layout."""
+reads the rows and the spans (as codes) by binary COPY gives exactly the arrays of the portable path (rows as tuples,
+spans grouped in SQL); counts and MQM penalties are those the judgments hold; the breakdown by category and severity
+equals counting the counted judgments' spans one by one; and the binary COPY reader refuses what is not the
+declared layout."""
 import random
 import struct
 
@@ -92,21 +92,23 @@ def judged_mqm_campaign():
     return campaign
 
 
-def arrays(campaign, weights, contrastive=False, copied=None):
+def arrays(campaign, weights, copied=False):
+    """The observations with their span counts, by the PostgreSQL path (`copied`) or the portable one."""
     last_id = Judgment.objects.filter(campaign=campaign).order_by("-id").values_list("id", flat=True).first()
     pks = list(campaign.systems.order_by("pk").values_list("pk", flat=True))
-    classes = loading.span_classes(campaign, last_id, contrastive, pks)
-    table = classes.weights(weights)
     if copied:
-        return loading._observations_copied(campaign, last_id, pks, table), classes
-    obs = loading._observation_rows(campaign, last_id, pks, contrastive)
-    loading.add_counts(obs, loading.span_counts(campaign, last_id, obs), table)
-    return obs, classes
+        obs = loading._observations_copied(campaign, last_id, pks)
+        counts = loading._span_codes(campaign, last_id, obs)
+    else:
+        obs = loading._observation_rows(campaign, last_id, pks, contrastive=False)
+        counts = loading._grouped_span_counts(campaign, last_id, obs)
+    loading.add_counts(obs, counts, weights)
+    return obs
 
 
 def test_spans_are_counted_and_weighed_as_the_judgments_hold_them():
     campaign = judged_mqm_campaign()
-    obs, _ = arrays(campaign, GOOGLE_SOURCE_ZERO)
+    obs = arrays(campaign, GOOGLE_SOURCE_ZERO)
     for row, judgment in enumerate(Judgment.objects.filter(campaign=campaign).order_by("id")):
         spans = judgment.spans or []
         assert obs.judgment[row] == judgment.pk
@@ -119,8 +121,8 @@ def test_spans_are_counted_and_weighed_as_the_judgments_hold_them():
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the binary COPY path is PostgreSQL's")
 def test_the_postgresql_path_gives_the_portable_paths_arrays():
     campaign = judged_mqm_campaign()
-    portable, _ = arrays(campaign, GOOGLE_SOURCE_ZERO)
-    copied, _ = arrays(campaign, GOOGLE_SOURCE_ZERO, copied=True)
+    portable = arrays(campaign, GOOGLE_SOURCE_ZERO)
+    copied = arrays(campaign, GOOGLE_SOURCE_ZERO, copied=True)
     assert portable.size == copied.size > 0
     for name in ("judgment", "annotator", "completed", "kind", "segment", "system", "document", "partner",
                  "n_minor", "n_major", "n_critical", "n_spans"):
@@ -133,7 +135,7 @@ def test_the_postgresql_path_gives_the_portable_paths_arrays():
 def test_the_breakdown_counts_the_spans_of_the_counted_judgments():
     campaign = judged_mqm_campaign()
     family_of(campaign).compute(campaign)
-    obs, _ = arrays(campaign, GOOGLE_SOURCE_ZERO, copied=connection.vendor == "postgresql")
+    obs = arrays(campaign, GOOGLE_SOURCE_ZERO, copied=connection.vendor == "postgresql")
     counted = counted_rows(obs, rules_of(campaign, "wmt24-esa"))
     assert (~counted & (obs.kind == SYSTEM) & obs.completed).any()  # the earlier rating
     names = dict(campaign.systems.values_list("pk", "name"))

@@ -1,16 +1,15 @@
-"""Loading an error-span campaign's judgments as arrays, expanded and summed in the database.
+"""Loading an error-span campaign's judgments as arrays.
 
 One row per *observation*: a judgment of one candidate (ESA and MQM judge one candidate per item;
 contrastive ESA one per candidate key of its screen, the key's system and score read from the item's
-payload and the judgment's `scores`). Spans stay in the database: first they are counted per class
-(system, kind, finished HIT, scored; category, severity, side), which gives the breakdown by category
-and the distinct errors the MQM weights are needed for; then each observation comes back with its
-number of spans by severity and its MQM penalty, summed in SQL. Span offsets are read only for items
-that several judges rated (agreement, §11) and for the few rows the breakdown must take off.
+payload and the judgment's `scores`). Spans are expanded in the database; per observation only its
+spans' severity, category and side come back (as codes), from which numpy counts them by severity,
+weighs them (MQM) and breaks them down by category. On PostgreSQL, with one candidate per judgment,
+the rows come back as arrays through binary COPY (evaluation/services/binary_copy.py); elsewhere as
+tuples. Span offsets are read only for items that several judges rated (agreement, §11).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,61 +133,43 @@ def _fetch(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
-def load_observations(campaign, last_id: int, system_pks: list[int], contrastive: bool,
-                      weights: dict[tuple[str, str, bool], float]) -> Observations:
-    """Every judged candidate of the campaign up to judgment `last_id`, with its span counts by severity and its
-    MQM penalty under `weights` (per (category, severity, source side), as `SpanClasses.weights` gives them).
-
-    On PostgreSQL, one candidate per judgment: the spans are counted and weighed per judgment in the same query,
-    and the rows come back as arrays (binary COPY). Otherwise (SQLite, contrastive screens) rows come back as
-    tuples and the spans are counted per row by a second query (`span_counts`); both give the same arrays."""
+def load_observations(campaign, last_id: int, system_pks: list[int], contrastive: bool) -> Observations:
+    """Every judged candidate of the campaign up to judgment `last_id`, without span counts (`span_counts` and
+    `add_counts` fill them). On PostgreSQL, one candidate per judgment, the rows come back as arrays (binary
+    COPY); otherwise (SQLite, contrastive screens) as tuples. Both give the same arrays (tested)."""
     if _postgres() and not contrastive:
-        return _observations_copied(campaign, last_id, system_pks, weights)
-    obs = _observation_rows(campaign, last_id, system_pks, contrastive)
-    add_counts(obs, span_counts(campaign, last_id, obs), weights)
-    return obs
+        return _observations_copied(campaign, last_id, system_pks)
+    return _observation_rows(campaign, last_id, system_pks, contrastive)
 
 
 _COPIED = """
 SELECT j.id::int8, j.annotator_id::int8, COALESCE(a.status = 'completed', false),
        (CASE i.item_type WHEN 'bad_ref' THEN 1 WHEN 'tutorial' THEN 2 ELSE 0 END)::int8, i.segment_id::int8,
        o.system_id::int8, s.document_id::int8, COALESCE(j.score, 'NaN')::float8, i.hit_id::int8, i.position::int8,
-       COALESCE(i.partner_position, -1)::int8, COALESCE(j.seconds, 'NaN')::float8, sp.n::int8, sp.minor::int8,
-       sp.major::int8, sp.critical::int8, sp.penalty::float8
+       COALESCE(i.partner_position, -1)::int8, COALESCE(j.seconds, 'NaN')::float8
 FROM {judgment} j
 JOIN {item} i ON i.id = j.item_id
 JOIN {output} o ON o.id = i.output_id
 JOIN {segment} s ON s.id = i.segment_id
 JOIN {assignment} a ON a.id = j.assignment_id
-CROSS JOIN LATERAL (
-  SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE {sev} = 'minor') AS minor,
-         COUNT(*) FILTER (WHERE {sev} = 'major') AS major, COUNT(*) FILTER (WHERE {sev} = 'critical') AS critical,
-         COALESCE(SUM((%s::jsonb -> {side} -> {sev} ->> {cat})::float8), 0) AS penalty
-  FROM {spans} WHERE {sev} IS NOT NULL) AS sp
 WHERE j.campaign_id = %s AND j.id <= %s
 ORDER BY j.id
 """
 _COPIED_COLUMNS = [("judgment", "int8"), ("annotator", "int8"), ("completed", "bool"), ("kind", "int8"),
                    ("segment", "int8"), ("system", "int8"), ("document", "int8"), ("score", "float8"),
-                   ("hit", "int8"), ("position", "int8"), ("partner", "int8"), ("seconds", "float8"),
-                   ("n_spans", "int8"), ("n_minor", "int8"), ("n_major", "int8"), ("n_critical", "int8"),
-                   ("penalty", "float8")]
+                   ("hit", "int8"), ("position", "int8"), ("partner", "int8"), ("seconds", "float8")]
 
 
-def _observations_copied(campaign, last_id: int, system_pks: list[int], weights) -> Observations:
-    by_side: dict = {"source": {}, "target": {}}
-    for (category, severity, source), weight in weights.items():
-        by_side["source" if source else "target"].setdefault(severity, {})[category] = weight
-    sql = _COPIED.format(spans=_SPAN_FROM["postgresql"].removeprefix("LATERAL "), **_SPAN_FIELDS["postgresql"],
-                         **_tables())
-    a = copy_arrays(sql, [json.dumps(by_side), campaign.pk, last_id], _COPIED_COLUMNS)
+def _observations_copied(campaign, last_id: int, system_pks: list[int]) -> Observations:
+    a = copy_arrays(_COPIED.format(**_tables()), [campaign.pk, last_id], _COPIED_COLUMNS)
     n = a["judgment"].size
     return Observations(
         judgment=a["judgment"], key=[""] * n, annotator=a["annotator"], completed=a["completed"], kind=a["kind"],
         segment=a["segment"], system=np.searchsorted(np.asarray(system_pks, dtype=np.int64), a["system"]),
         document=a["document"], score=a["score"], seconds=a["seconds"],
-        partner=_partner_rows(a["annotator"], a["hit"], a["position"], a["partner"]), penalty=a["penalty"],
-        n_minor=a["n_minor"], n_major=a["n_major"], n_critical=a["n_critical"], n_spans=a["n_spans"])
+        partner=_partner_rows(a["annotator"], a["hit"], a["position"], a["partner"]), penalty=np.zeros(n),
+        n_minor=np.zeros(n, np.int64), n_major=np.zeros(n, np.int64), n_critical=np.zeros(n, np.int64),
+        n_spans=np.zeros(n, np.int64))
 
 
 def _partner_rows(annotator, hit, position, partner) -> np.ndarray:
@@ -242,8 +223,8 @@ def _observation_rows(campaign, last_id: int, system_pks: list[int], contrastive
 
 @dataclass
 class SpanCounts:
-    """Per distinct (observation row, category, severity, side): how many spans (the portable path's per-row
-    counts, summed into the observations by `add_counts`)."""
+    """Per (observation row, category, severity, side): how many spans, summed into the observations by
+    `add_counts` (grouped per distinct key, or one row per span)."""
 
     row: np.ndarray
     category: np.ndarray
@@ -254,96 +235,48 @@ class SpanCounts:
     severities: list[str]
 
 
-@dataclass
-class SpanClasses:
-    """The campaign's spans counted per class of observation and error: (system, kind, HIT finished, scored,
-    category, severity, side). A few hundred rows at most; the errors-by-category breakdown is read from them,
-    and the distinct (category, severity, side) they list are the MQM weights the penalties need."""
-
-    system: np.ndarray
-    kind: np.ndarray
-    completed: np.ndarray
-    scored: np.ndarray
-    category: np.ndarray
-    severity: np.ndarray
-    side: np.ndarray
-    count: np.ndarray
-    categories: list[str]
-    severities: list[str]
-
-    def weights(self, weights: MqmWeights) -> dict[tuple[str, str, bool], float]:
-        """The MQM weight of every (category, severity, source side) among the campaign's spans."""
-        combos = {(self.categories[c], self.severities[s], bool(k))
-                  for c, s, k in zip(self.category.tolist(), self.severity.tolist(), self.side.tolist(), strict=True)}
-        return {combo: weights.weight(*combo) for combo in combos}
-
-
-# The candidates of each judgment: (system id, item type, scored?, extra conditions, FROM clause).
-_CANDIDATES = {
-    ("single", "postgresql"): ("o.system_id", "i.item_type", "j.score IS NOT NULL", "",
-                               "JOIN {output} o ON o.id = i.output_id"),
-    ("contrastive", "postgresql"): (
-        "(c.value ->> 'system')::int", "CASE WHEN c.value ->> 'kind' = 'bad' THEN 'bad_ref' ELSE i.item_type END",
-        "(j.scores ->> (c.value ->> 'key')) IS NOT NULL",
-        "AND j.scores IS NOT NULL AND {cand} = c.value ->> 'key'",
-        "CROSS JOIN LATERAL jsonb_array_elements(i.payload -> 'candidates') AS c(value)"),
-    ("single", "sqlite"): ("o.system_id", "i.item_type", "j.score IS NOT NULL", "",
-                           "JOIN {output} o ON o.id = i.output_id"),
-    ("contrastive", "sqlite"): (
-        "json_extract(c.value, '$.system')",
-        "CASE WHEN json_extract(c.value, '$.kind') = 'bad' THEN 'bad_ref' ELSE i.item_type END",
-        "json_extract(j.scores, '$.\"' || json_extract(c.value, '$.key') || '\"') IS NOT NULL",
-        "AND j.scores IS NOT NULL AND {cand} = json_extract(c.value, '$.key')",
-        ", json_each(i.payload, '$.candidates') AS c"),
-}
-# A judgment's spans as a FROM item `x` (PostgreSQL: LATERAL; SQLite's json_each may read the tables before it),
-# and the expressions of a span's severity, category, side ('source' or 'target') and candidate key.
-_SPAN_FROM = {
-    "postgresql": "LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(j.spans) = 'array' THEN j.spans "
-                  "ELSE '[]'::jsonb END) AS x(value)",
-    "sqlite": "json_each(CASE WHEN json_type(j.spans) = 'array' THEN j.spans ELSE '[]' END) AS x",
-}
-_SPAN_FIELDS = {
-    "postgresql": {"sev": "(x.value ->> 'severity')", "cat": "COALESCE(x.value ->> 'category', '')",
-                   "side": "(CASE WHEN x.value ->> 'side' = 'source' THEN 'source' ELSE 'target' END)",
-                   "cand": "COALESCE(x.value ->> 'candidate', '')"},
-    "sqlite": {"sev": "json_extract(x.value, '$.severity')", "cat": "COALESCE(json_extract(x.value, '$.category'), '')",
-               "side": "(CASE WHEN json_extract(x.value, '$.side') = 'source' THEN 'source' ELSE 'target' END)",
-               "cand": "COALESCE(json_extract(x.value, '$.candidate'), '')"},
-}
-_CLASSES = """
-SELECT {system}, {item_type}, a.status = 'completed', {scored}, {cat}, {sev}, {side} = 'source', COUNT(*)
-FROM {judgment} j
-JOIN {item} i ON i.id = j.item_id
-JOIN {assignment} a ON a.id = j.assignment_id
-{candidates}
-{join} {spans}
-WHERE j.campaign_id = %s AND j.id <= %s {only} AND {sev} IS NOT NULL
-GROUP BY 1, 2, 3, 4, 5, 6, 7
+# The spans of the judgments up to an id, one row each, as codes: severity and category by their place (1-based) in
+# the given lists of names, 0 for a name not in them.
+_SPAN_CODES = """
+SELECT j.id::int8, COALESCE(array_position(%s::text[], x.severity), 0)::int8,
+       COALESCE(array_position(%s::text[], COALESCE(x.category, '')), 0)::int8, COALESCE(x.side = 'source', false)
+FROM {judgment} j CROSS JOIN LATERAL jsonb_to_recordset(CASE WHEN jsonb_typeof(j.spans) = 'array' THEN j.spans
+                                                        ELSE '[]'::jsonb END) AS x(severity text, category text,
+                                                                                   side text)
+WHERE j.campaign_id = %s AND j.id <= %s AND x.severity IS NOT NULL
 """
+_SPAN_CODE_COLUMNS = [("judgment", "int8"), ("severity", "int8"), ("category", "int8"), ("side", "bool")]
+# Every severity and category among those spans, when the expected names did not cover them.
+_SPAN_NAMES = """
+SELECT DISTINCT x.severity, COALESCE(x.category, '')
+FROM {judgment} j CROSS JOIN LATERAL jsonb_to_recordset(CASE WHEN jsonb_typeof(j.spans) = 'array' THEN j.spans
+                                                        ELSE '[]'::jsonb END) AS x(severity text, category text)
+WHERE j.campaign_id = %s AND j.id <= %s AND x.severity IS NOT NULL
+"""
+SEVERITIES = ("critical", "major", "minor")
 
 
-def span_classes(campaign, last_id: int, contrastive: bool, system_pks: list[int]) -> SpanClasses:
-    """The campaign's spans counted per class (`SpanClasses`), grouped in the database."""
-    vendor = "postgresql" if _postgres() else "sqlite"
-    system, item_type, scored, only, candidates = _CANDIDATES["contrastive" if contrastive else "single", vendor]
-    fields = _SPAN_FIELDS[vendor]
-    sql = _CLASSES.format(system=system, item_type=item_type, scored=scored, only=only.format(**fields),
-                          candidates=candidates.format(**_tables()), spans=_SPAN_FROM[vendor],
-                          join="CROSS JOIN" if vendor == "postgresql" else ",", **fields, **_tables())
-    rows = _fetch(sql, [campaign.pk, last_id])
-    if not rows:
-        z = np.zeros(0, dtype=np.int64)
-        return SpanClasses(z, z, np.zeros(0, bool), np.zeros(0, bool), z, z, np.zeros(0, bool), z, [], [])
-    system, item_type, completed, scored, category, severity, side, count = zip(*rows, strict=True)
-    system = np.array(system, dtype=np.int64)
-    if not contrastive:
-        system = np.searchsorted(np.asarray(system_pks, dtype=np.int64), system)
-    categories, category_code = _codes(category)
-    severities, severity_code = _codes(severity)
-    return SpanClasses(system, np.array([_KIND_OF_ITEM.get(t, 0) for t in item_type], dtype=np.int64),
-                       np.array(completed, dtype=bool), np.array(scored, dtype=bool), category_code, severity_code,
-                       np.array(side, dtype=bool), np.array(count, dtype=np.int64), categories, severities)
+def _span_codes(campaign, last_id: int, obs: Observations) -> SpanCounts:
+    """One count per span (PostgreSQL, one candidate per judgment), numpy summing them: the spans are coded
+    against the names the campaign expects (the severities, "" and the MQM taxonomy); only if some span has
+    another name (an imported file's own categories) are the names listed first and the spans read again."""
+    from annotation.services.spans import DEFAULT_MQM_TAXONOMY
+
+    severities = sorted(SEVERITIES)
+    categories = sorted({"", *((campaign.options or {}).get("taxonomy") or DEFAULT_MQM_TAXONOMY)})
+    a = copy_arrays(_SPAN_CODES.format(**_tables()), [severities, categories, campaign.pk, last_id],
+                    _SPAN_CODE_COLUMNS)
+    if (a["severity"] == 0).any() or (a["category"] == 0).any():
+        names = _fetch(_SPAN_NAMES.format(**_tables()), [campaign.pk, last_id])
+        severities = sorted({severity for severity, _ in names})
+        categories = sorted({category for _, category in names})
+        a = copy_arrays(_SPAN_CODES.format(**_tables()), [severities, categories, campaign.pk, last_id],
+                        _SPAN_CODE_COLUMNS)
+    row = np.searchsorted(obs.judgment, a["judgment"])
+    found = (row < obs.size) & (obs.judgment[np.minimum(row, max(obs.size - 1, 0))] == a["judgment"]) & \
+        (a["severity"] > 0) & (a["category"] > 0)
+    return SpanCounts(row[found], a["category"][found] - 1, a["severity"][found] - 1, a["side"][found],
+                      np.ones(int(found.sum()), dtype=np.int64), categories, severities)
 
 
 _COUNTS = """
@@ -353,7 +286,14 @@ GROUP BY judgment, candidate, severity, category, source_side
 
 
 def span_counts(campaign, last_id: int, obs: Observations) -> SpanCounts:
-    """Spans counted per observation, category, severity and side, grouped in the database."""
+    """Spans counted per observation, category, severity and side: grouped in the database, or on PostgreSQL with one
+    candidate per judgment one row per span as codes (`_span_codes`)."""
+    if _postgres() and all(k == "" for k in obs.key):
+        return _span_codes(campaign, last_id, obs)
+    return _grouped_span_counts(campaign, last_id, obs)
+
+
+def _grouped_span_counts(campaign, last_id: int, obs: Observations) -> SpanCounts:
     spans = (_SPANS_PG if _postgres() else _SPANS_SQLITE).format(**_tables(), extra="")
     rows = _fetch(_COUNTS.replace("{spans}", spans), [campaign.pk, last_id])
     rows = [r for r in rows if r[2] is not None]
@@ -382,13 +322,12 @@ def _codes(names) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in distinct], np.fromiter((code[n] for n in names), dtype=np.int64, count=len(names))
 
 
-def add_counts(obs: Observations, counts: SpanCounts, weights: dict[tuple[str, str, bool], float]) -> None:
-    """Fill the observations' span counts and MQM penalties from the per-row counts (`weights` by
-    (category, severity, source side), as `SpanClasses.weights` gives them)."""
+def add_counts(obs: Observations, counts: SpanCounts, weights: MqmWeights) -> None:
+    """Fill the observations' span counts and MQM penalties from the per-row counts."""
+    from ...stats.error_spans import error_weights
+
     n = obs.size
-    table = np.array([[[weights.get((c, s, k), 0.0) for k in (False, True)] for s in counts.severities]
-                      for c in counts.categories]).reshape(len(counts.categories), len(counts.severities), 2)
-    w = table[counts.category, counts.severity, counts.side.astype(np.int64)] if counts.row.size else np.zeros(0)
+    w = error_weights(counts.categories, counts.severities, counts.category, counts.severity, counts.side, weights)
     obs.penalty = np.bincount(counts.row, weights=w * counts.count, minlength=n)
     obs.n_spans = np.bincount(counts.row, weights=counts.count, minlength=n).astype(np.int64)
     for name in ("minor", "major", "critical"):

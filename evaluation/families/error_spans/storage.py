@@ -16,7 +16,7 @@ from ...presets import conventions_of
 from ...services.storing import finite, jsonable, replace_results
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
-from .loading import SpanClasses, load_observations, span_classes, spans_of
+from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
 
 
@@ -41,12 +41,13 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
     systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
     pks, names = [pk for pk, _ in systems], [name for _, name in systems]
     contrastive = bool(getattr(campaign.protocol_spec, "contrastive", False))
-    options = campaign.options or {}
-    classes = span_classes(campaign, last_id, contrastive, pks)
-    weights = MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE)
-    obs = load_observations(campaign, last_id, pks, contrastive, classes.weights(weights))
+    obs = load_observations(campaign, last_id, pks, contrastive)
     if obs.size == 0:
         return None
+    options = campaign.options or {}
+    weights = MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE)
+    counts = span_counts(campaign, last_id, obs)
+    add_counts(obs, counts, weights)
     documents = list(Document.objects.filter(campaign=campaign).values_list("pk", "domain"))
     domain_names = sorted({domain for _, domain in documents})
     domain_code = {name: i for i, name in enumerate(domain_names)}
@@ -76,7 +77,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         "domains": [{"system": names[i], "domain": domain or "(none)", "score": finite(result.domain_scores[i, d]),
                      "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
                     if np.isfinite(result.domain_scores[i, d])],
-        "breakdown": breakdown_rows(names, obs, counted, classes, rules, kind, campaign, last_id),
+        "breakdown": breakdown_rows(names, obs, counted, counts),
         "perturbation": [{"worker": labels.get(int(aid), ""), "pairs": int(result.worker_pairs[w]),
                           "p_value": finite(result.worker_p[w]), "reliable": bool(result.worker_reliable[w]),
                           "major_on_perturbed": finite(result.worker_major_on_perturbed[w])}
@@ -128,40 +129,22 @@ def significance_rows(names: list[str], result: SpanAnalysis) -> list[dict]:
             if i != j and s.n[i, j] > 0]
 
 
-def breakdown_rows(names: list[str], obs, counted, classes: SpanClasses, rules, kind: str, campaign, last_id: int
-                   ) -> list[dict]:
-    """Errors per system by category and severity over the counted system items, with the rate per item.
-
-    The classes' totals cover every system observation a rule of the preset does not drop by its class (kind,
-    finished HIT, scored); the few such observations that still do not count (a judge's earlier rating of an item
-    rated again) have their spans read one by one and taken off."""
-    system_rows = obs.kind == SYSTEM
-    eligible = system_rows & (obs.completed | (not rules.drop_incomplete))
-    eligible_class = (classes.kind == SYSTEM) & (classes.completed | (not rules.drop_incomplete))
-    if kind == "esa":
-        eligible &= np.isfinite(obs.score)
-        eligible_class &= classes.scored
-    n_c, n_s = max(len(classes.categories), 1), max(len(classes.severities), 1)
-    cell = (classes.system[eligible_class] * n_c + classes.category[eligible_class]) * n_s + \
-        classes.severity[eligible_class]
-    total = np.bincount(cell, weights=classes.count[eligible_class], minlength=len(names) * n_c * n_s)
-    dropped = eligible & ~counted  # counted_rows keeps a subset of `eligible`: the rest is dropped
-    if dropped.any():
-        row_of = {(int(obs.judgment[r]), obs.key[r]): r for r in np.flatnonzero(dropped)}
-        category_code = {name: i for i, name in enumerate(classes.categories)}
-        severity_code = {name: i for i, name in enumerate(classes.severities)}
-        for judgment, key, severity, category, _side, _start, _end in spans_of(campaign, last_id,
-                                                                                 obs.judgment[dropped]):
-            row = row_of.get((judgment, key or ""))
-            if row is not None and severity is not None:
-                total[(obs.system[row] * n_c + category_code[category or ""]) * n_s + severity_code[severity]] -= 1
-    observations = np.bincount(obs.system[counted & system_rows], minlength=len(names))
+def breakdown_rows(names: list[str], obs, counted, counts) -> list[dict]:
+    """Errors per system by category and severity over the counted system items, with the rate per item."""
+    keep = counted[counts.row] & (obs.kind[counts.row] == SYSTEM)
+    if not keep.any():
+        return []
+    system = obs.system[counts.row[keep]]
+    n_c, n_s = max(len(counts.categories), 1), max(len(counts.severities), 1)
+    cell = (system * n_c + counts.category[keep]) * n_s + counts.severity[keep]
+    total = np.bincount(cell, weights=counts.count[keep], minlength=len(names) * n_c * n_s)
+    observations = np.bincount(obs.system[counted & (obs.kind == SYSTEM)], minlength=len(names))
     rows = []
     for index in np.flatnonzero(total):
         s, rest = divmod(int(index), n_c * n_s)
         c, v = divmod(rest, n_s)
-        rows.append({"system": names[s], "category": classes.categories[c] or "all errors",
-                     "severity": classes.severities[v], "errors": int(total[index]),
+        rows.append({"system": names[s], "category": counts.categories[c] or "all errors",
+                     "severity": counts.severities[v], "errors": int(total[index]),
                      "per_judgment": finite(total[index] / observations[s]) if observations[s] else None})
     return rows
 
