@@ -185,6 +185,18 @@ def test_the_span_missed_rule(protocol, django_capture_on_commit_callbacks):
 
 
 @pytest.mark.django_db
+def test_a_test_that_needs_repeats_gives_no_verdict_on_error_spans(django_capture_on_commit_callbacks):
+    """Welch's test needs exact repeats, which error-span HITs do not have: no worker gets a p-value, and the gate
+    stops only the one whose pairs all differ alike (every copy scored like its original)."""
+    campaign = span_campaign("esa", redundancy=2, qc_test="welch")
+    finish, rng, client = finisher(campaign, django_capture_on_commit_callbacks), random.Random(3), Client()
+    assert finish(client, "clicker", Judge("random"), rng)
+    assert finish(client, "flat", Judge("constant"), rng)
+    assert gated(campaign, "clicker") is None
+    assert "no p-value" in gated(campaign, "flat").reason
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("scope", ["study", "campaign"])
 def test_span_pairs_add_up_over_the_study_with_study_scope(scope, django_capture_on_commit_callbacks):
     """One HIT (10 perturbed copies) in each of two ESA campaigns of one study, a gate that needs 15 pairs: the

@@ -12,8 +12,9 @@ The rule (campaign options, as for Direct Assessment):
 
 - `gate_rule` "test" (the default): stop the worker when, after at least `gate_min_pairs` pairs (5), the
   campaign's test (`qc_test`, the preset's one-sided Wilcoxon signed-rank by default) does not pass them at its
-  threshold: p ≥ threshold under "lt", p > threshold under "le"; no p-value (e.g. every copy scored exactly like
-  its original) does not pass.
+  threshold: p ≥ threshold under "lt", p > threshold under "le"; no p-value because every pair differs alike
+  (e.g. every copy scored exactly like its original) does not pass. A test that needs exact repeats (`welch`,
+  `mann-whitney`; error spans have none) gives no p-value on any worker, and no verdict.
 - `gate_rule` "missed": stop the worker when, after at least `gate_min_pairs` pairs, the share of perturbed
   copies they did not score below their originals (MQM: did not give a larger penalty) is at least
   `gate_max_missed` (0.5). Whether the copy got a major error is not the criterion: a judge who scores the copy
@@ -188,6 +189,8 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
     p, used = paired_test(test, bad, original, threshold)
     if used < minimum or bool(passes(p, threshold, conventions.threshold_rule)):
         return None
+    if not np.isfinite(p) and np.unique(bad - original).size > 1:
+        return None  # the test does not apply to these pairs (welch, mann-whitney need repeats): no verdict
     sign = "≥" if conventions.threshold_rule == "lt" else ">"
     shown = f"p = {p:.3g} {sign} {threshold:g}" if np.isfinite(p) else "no p-value (the test cannot pass them)"
     return GateVerdict("test", f"failed the {test} perturbation test on {used} perturbed copies {where}: {shown}",
