@@ -305,6 +305,19 @@ def test_a_stopped_ranker_gets_the_polite_page_and_their_unfinished_hit_goes_to_
     assert Assignment.objects.get(token=taken["Location"].rstrip("/").split("/")[-1]).hit_id == open_hit.hit_id
 
 
+@pytest.mark.django_db
+def test_the_admin_lists_gated_rankers_and_span_workers(admin_client, django_capture_on_commit_callbacks):
+    """Nothing family-specific is needed: the common WorkerGate inline and list show them with their test."""
+    rng = random.Random(5)
+    for campaign, worker in ((ranking_campaign(redundancy=1), "ties"), (span_campaign(redundancy=1), "flat")):
+        assert finisher(campaign, django_capture_on_commit_callbacks)(Client(), worker, Judge("constant"), rng)
+        assert gated(campaign, worker) is not None
+        page = admin_client.get(f"/admin/evaluation/campaignstatistics/{campaign.pk}/change/")
+        assert page.status_code == 200 and b"Gated workers" in page.content and worker.encode() in page.content
+    listing = admin_client.get("/admin/evaluation/workergate/")
+    assert b"exact binomial" in listing.content and b"wilcoxon perturbation test" in listing.content
+
+
 # Gate off -------------------------------------------------------------------------------------------------------
 
 
