@@ -1,7 +1,5 @@
 """The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
 `systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
-from collections.abc import Mapping
-
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.http import HttpResponse, StreamingHttpResponse
@@ -29,9 +27,9 @@ from ..services.csv_export import csv_response
 from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
 from ..services.gates import active_gate, lift
 from ..services.results_read import freshness, z_lookup
-from ..stability_tasks import start as start_stability
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
+from .stability import StabilityActions
 
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
                                      description="Reliable workers only (docs/methods.md §4), or everyone.")
@@ -91,8 +89,8 @@ def sharing(campaign) -> dict:
             "groups": sorted(campaign.shared_with_groups.values_list("name", flat=True))}
 
 
-class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                      viewsets.GenericViewSet):
+class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.ListModelMixin,
+                      mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Campaigns with their settings, progress counts and results: those the user owns or that are shared with
     them (superusers: all); any other campaign is not found (evaluation/permissions.py)."""
 
@@ -246,32 +244,6 @@ class CampaignViewSet(ExplainsDenials, ImportActions, mixins.ListModelMixin, mix
         if fmt == "json":
             return Response({"columns": columns, "rows": [{c: row.get(c) for c in columns} for row in rows]})
         return csv_response(f"{campaign.slug}-{spec.name}.csv", columns, rows)
-
-    @extend_schema(parameters=[WORKERS_PARAMETER, OpenApiParameter("score", str, enum=["z", "raw"], default="z"),
-                               OpenApiParameter("resamples", int, description="100 to 10,000 (POST: default 1,000)"),
-                               OpenApiParameter("seed", int, description="a non-negative integer (POST: default 0)")],
-                   request=None,
-                   responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get", "post"], pagination_class=None, filterset_fields=None,
-            parser_classes=[JSONParser, FormParser])
-    def stability(self, request, slug=None):
-        """Ranking stability (docs/methods.md §12): GET the stored rank probabilities and stable-ranking
-        probability; POST starts the bootstrap over workers and segments (202; every worker filter unless
-        `workers` names one)."""
-        if request.method == "GET":
-            return self.family_result(request, slug=slug, endpoint="stability")
-        campaign = self.get_object()
-        if not isinstance(request.data, Mapping):
-            return bad_request("send the options as a JSON object or as form fields")
-        params = {**request.query_params.dict(), **{k: str(v) for k, v in request.data.items()}}
-        try:
-            runs = start_stability(campaign, params)
-        except BadQuery as exc:
-            return bad_request(str(exc))
-        except OperationalError as exc:
-            return Response({"detail": f"The task queue is unavailable ({exc.__class__.__name__}); try again later."},
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        return Response({"runs": runs}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(operation_id="campaigns_family_result", parameters=[OpenApiParameter("endpoint", str,
                                                                                         OpenApiParameter.PATH,

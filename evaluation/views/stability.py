@@ -1,18 +1,62 @@
-"""The results page's button that (re)runs ranking stability (docs/methods.md §12)."""
+"""Ranking stability's API action and the results page's button (docs/methods.md §12)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from kombu.exceptions import OperationalError
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser
+from rest_framework.response import Response
 
 from ..families import BadQuery
 from ..permissions import researcher_required, visible_campaigns
 from ..stability_tasks import start
 
 log = logging.getLogger(__name__)
+
+PARAMETERS = [
+    OpenApiParameter("workers", str, enum=["reliable", "all"],
+                     description="GET: which stored run (default reliable); POST: which to run (default both)"),
+    OpenApiParameter("score", str, enum=["z", "raw"], default="z"),
+    OpenApiParameter("resamples", int, description="100 to 10,000 (POST: default 1,000)"),
+    OpenApiParameter("seed", int, description="a non-negative integer (POST: default 0)"),
+]
+
+
+class StabilityActions:
+    """`GET|POST /api/campaigns/<slug>/stability/`, mixed into the campaign view set (whose generic family route
+    would answer GET alone)."""
+
+    @extend_schema(parameters=PARAMETERS, request=None,
+                   responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get", "post"], pagination_class=None, filterset_fields=None,
+            parser_classes=[JSONParser, FormParser])
+    def stability(self, request, slug=None):
+        """Ranking stability: GET the stored rank probabilities and stable-ranking probability (the family's
+        `stability` endpoint); POST starts the bootstrap over workers and segments (202)."""
+        if request.method == "GET":
+            return self.family_result(request, slug=slug, endpoint="stability")
+        campaign = self.get_object()
+        if not isinstance(request.data, Mapping):
+            return Response({"detail": "send the options as a JSON object or as form fields"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        params = {**request.query_params.dict(), **{k: str(v) for k, v in request.data.items()}}
+        try:
+            runs = start(campaign, params)
+        except BadQuery as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        except OperationalError as exc:  # kombu's wrapper of the broker's connection errors
+            return Response({"detail": f"The task queue is unavailable ({exc.__class__.__name__}); try again later."},
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response({"runs": runs}, status=status.HTTP_202_ACCEPTED)
 
 
 @require_POST
