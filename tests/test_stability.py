@@ -154,7 +154,8 @@ def test_post_then_get(da, api):
     assert [(r["workers"], r["status"]) for r in response.json()["runs"]] == [("reliable", "done"), ("all", "done")]
 
     body = api.get(f"/api/campaigns/{da.slug}/stability/").json()
-    assert body["workers"] == "reliable" and body["status"] == "done" and body["stale"] is False
+    assert body["workers"] == "reliable" and body["status"] == "done" and body["older_results"] is False
+    assert body["stale"] is False and body["computed_at"] and body["judgments_covered"] > 0  # the results' freshness
     assert body["resamples"] == 200 and body["seed"] == 3 and 0 <= body["stable_ranking_probability"] <= 1
     assert body["test"] == "two-sided z test on weighted means" and body["alpha"] == 0.05
     names = [r["system"] for r in body["results"]]

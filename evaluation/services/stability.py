@@ -20,6 +20,7 @@ from annotation.models import Campaign
 
 from ..families.base import BadQuery, Family
 from ..models import CampaignResults, ResultTable
+from ..services.results_read import freshness
 from ..services.storing import jsonable
 from ..stats import stability as core
 
@@ -188,13 +189,16 @@ def stored_variants(campaign: Campaign, variants: list[str]) -> dict[str, tuple[
 
 
 def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dict:
-    """The body of GET `stability/`: the stored figures of one worker filter and score, with the run's status
-    ("none", "running", "done", "failed") and whether newer results have come since (`stale`). A `resamples` or
-    `seed` that differs from the stored run's answers status "none" (POST to compute that)."""
+    """The body of GET `stability/`: the results' freshness, then the stored figures of one worker filter and
+    score with the run's status ("none", "running", "done", "failed") and whether they come from older results
+    than the stored ones (`older_results`). A `resamples` or `seed` that differs from the stored run's answers
+    status "none" (POST to compute that)."""
     (request,) = parse(family, params, reading=True)
     summary, rows = stored(campaign, request)
-    header = CampaignResults.objects.filter(campaign=campaign).only("runs", "last_judgment_id").first()
-    body = {"workers": request.workers, "score": request.score, "status": "none", "stale": False}
+    header = CampaignResults.objects.filter(campaign=campaign).only(
+        "computed_at", "judgments", "last_judgment_id", "seconds", "runs").first()
+    body = {**freshness(campaign, header).as_api(), "workers": request.workers, "score": request.score,
+            "status": "none", "older_results": False}
     if summary is None:
         return {**body, "detail": "no ranking stability computed for these results; POST to compute it",
                 "results": []}
@@ -213,7 +217,7 @@ def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dic
     figures = {key: summary.get(key) for key in (
         "resamples", "seed", "test", "alpha", "stable_ranking_probability", "same_order", "same_relations",
         "distinct_patterns", "finished_at", "seconds", "last_judgment_id")}
-    body["stale"] = header is None or header.runs != summary.get("results_run")
+    body["older_results"] = header is None or header.runs != summary.get("results_run")
     return {**body, **figures, "pairwise": {"systems": summary.get("observed_order", []),
                                             "better": summary.get("better", [])},
             "results": [_api_row(row) for row in rows]}
