@@ -26,6 +26,7 @@ def test_power_page(live_server, browser):
     compute_results(campaign)
 
     with open_page(browser, 1280, 900) as page:
+        page.set_default_navigation_timeout(60_000)
         _login(page.context, live_server, user)
         page.goto(f"{live_server.url}/results/{campaign.slug}/")
         page.get_by_role("link", name="Power and cost").click()
@@ -41,7 +42,7 @@ def test_power_page(live_server, browser):
         page.fill("#id_power", "0.8")
         page.select_option("#id_scale", "raw")
         page.get_by_role("button", name="Estimate").click()
-        page.wait_for_selector("#power-answer")
+        page.wait_for_selector("#power-answer", timeout=60_000)  # the simulation runs in the request
         assert page.locator("#power-error").count() == 0
         heading = page.locator("#power-answer h2").inner_text()
         assert heading.endswith("translations per system") and int(heading.split()[0]) > 10
