@@ -6,8 +6,8 @@ the commit) queues `adaptive_look`, at most one queued per campaign at a time: a
 is set by whoever queues and cleared by the task as it starts, so a burst of finished HITs queues one task, and
 any HIT finished after a task started queues the next. The task looks only when the newest batch is finished and
 no look has seen it finished (checked under the run's row lock, evaluation/services/adaptive.py), so however many
-tasks run, each batch gets one look. A look lost with the broker is made up by the next finished HIT, or by
-`POST /api/campaigns/<slug>/adaptive/look/`.
+tasks run, each batch gets one look. A look lost with the broker or a killed worker is queued again when a worker
+(re)connects (`catch_up_looks`), and a researcher can always look (`POST /api/campaigns/<slug>/adaptive/look/`).
 """
 from __future__ import annotations
 
@@ -65,6 +65,27 @@ def schedule_adaptive_look(campaign_id: int) -> bool:
         cache.delete(_queued_key(campaign_id))  # nothing behind the flag: let the next finished HIT try again
         raise
     return True
+
+
+def catch_up_looks() -> int:
+    """Queue the look of every adaptive campaign whose newest batch is finished but was not looked at finished
+    (its task lost with a broker's queue or a killed worker: no HIT is left to finish, so no signal would come),
+    and of every stopped run whose campaign is still open; how many were queued. Part of the worker's catch-up
+    when it (re)connects (evaluation.tasks.catch_up)."""
+    from annotation.services.adaptive_batches import batch_progress
+
+    from .models import AdaptiveRun
+
+    queued = 0
+    for run in AdaptiveRun.objects.select_related("campaign"):
+        if run.state == AdaptiveRun.State.STOPPED and run.campaign.status == Campaign.Status.CLOSED:
+            continue
+        progress = batch_progress(run.campaign)
+        looked = any(e.get("batch") == progress.batch and e.get("batch_complete") for e in run.looks)
+        if progress.complete and (run.state == AdaptiveRun.State.STOPPED or not looked):
+            cache.delete(_queued_key(run.campaign_id))  # a flag may outlive the message it announced
+            queued += schedule_adaptive_look(run.campaign_id)
+    return queued
 
 
 def _look_locally(campaign_id: int) -> None:

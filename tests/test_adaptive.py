@@ -240,6 +240,17 @@ def test_a_finished_batch_sets_off_its_look(make_campaign, settings, django_capt
     assert current_batch(campaign) == 2 and campaign.hits.count() == 4
 
 
+def test_a_lost_look_is_made_up_when_a_worker_connects(make_campaign, settings):
+    from evaluation.adaptive_tasks import catch_up_looks
+
+    settings.ADAPTIVE_INLINE_WHEN_EAGER = True
+    campaign, rng = adaptive_campaign(make_campaign), random.Random(9)
+    assert catch_up_looks() == 0  # batch 1 not finished: nothing to look at
+    finish_batch(campaign, TIED, rng)  # written without the signal: its look was "lost"
+    assert catch_up_looks() == 1
+    assert current_batch(campaign) == 2 and catch_up_looks() == 0
+
+
 # API and admin ------------------------------------------------------------------------------------------------
 
 def test_the_api_reports_and_looks(make_campaign, api):
