@@ -126,7 +126,7 @@ def catch_up() -> int:
         cache.delete(_queued_key(campaign_id))
         _covered_until.pop(campaign_id, None)
         queued += schedule_recompute(campaign_id)
-    return queued
+    return queued + adaptive_tasks.catch_up_looks()  # adaptive looks lost the same way (docs/methods.md §12.2)
 
 
 def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
