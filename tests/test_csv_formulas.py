@@ -64,4 +64,4 @@ def test_every_download_and_export_escapes_formulas(campaigns, api, researcher):
             checked += 1
         export = "".join(",".join(r) for r in _rows(api.get(f"/api/campaigns/{campaign.slug}/judgments/?format=csv")))
         assert "'" + WORKER.split(",")[0][:20] in export  # the worker id is there, as text
-    assert checked == 17  # DA: 7 tables + 2 exports; pairwise: 6 + 2
+    assert checked == 18  # DA: 8 tables (stability included) + 2 exports; pairwise: 6 + 2

@@ -160,13 +160,13 @@ def test_post_then_get(da, api):
     assert body["test"] == "two-sided z test on weighted means" and body["alpha"] == 0.05
     names = [r["system"] for r in body["results"]]
     assert names == [s.system for s in SystemResult.objects.filter(campaign=da, workers="reliable").order_by("rank")]
-    assert body["pairwise"]["systems"] == names
+    assert body["separation"]["systems"] == names
     for row in body["results"]:
         assert sum(row["rank_probabilities"]) == pytest.approx(1.0)
         assert 1 <= row["rank_interval"][0] <= row["rank_interval"][1] <= 4
     top = body["results"][0]
     assert top["system"] == "sys-A" and top["rank_probabilities"][0] > 0.9  # far ahead of the rest
-    assert body["pairwise"]["better"][0][-1] > 0.9  # sys-A separated from sys-D in nearly every resample
+    assert body["separation"]["better"][0][-1] > 0.9  # sys-A separated from sys-D in nearly every resample
 
     assert api.get(f"/api/campaigns/{da.slug}/stability/", {"workers": "all"}).json()["status"] == "done"
     other = api.get(f"/api/campaigns/{da.slug}/stability/", {"resamples": 300}).json()

@@ -218,8 +218,8 @@ def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dic
         "resamples", "seed", "test", "alpha", "stable_ranking_probability", "same_order", "same_relations",
         "distinct_patterns", "finished_at", "seconds", "last_judgment_id")}
     body["older_results"] = header is None or header.runs != summary.get("results_run")
-    return {**body, **figures, "pairwise": {"systems": summary.get("observed_order", []),
-                                            "better": summary.get("better", [])},
+    return {**body, **figures, "separation": {"systems": summary.get("observed_order", []),
+                                              "better": summary.get("better", [])},
             "results": [_api_row(row) for row in rows]}
 
 
