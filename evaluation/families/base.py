@@ -44,6 +44,19 @@ class GateVerdict:
     missed_share: float | None = None
 
 
+def gate_scope(campaign, scope: str) -> list:
+    """The campaigns whose control items a live gate reads for a worker of `campaign`: the campaign itself, or with
+    `reliability_scope` "study" every campaign of its study in the same family (docs/methods.md §12.1)."""
+    from annotation.models import Campaign
+
+    from . import family_of
+
+    if scope != "study" or campaign.study_id is None:
+        return [campaign]
+    family = family_of(campaign)
+    return [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk") if family_of(c) is family]
+
+
 class Family:
     """Base class: the empty family (no analysis, no tables). Subclasses override what they offer."""
 

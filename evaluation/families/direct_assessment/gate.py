@@ -21,22 +21,13 @@ from annotation.models import Campaign
 
 from ... import reliability_tests
 from ...presets import conventions_of, passes
-from ..base import GateVerdict
+from ..base import GateVerdict, gate_scope
 from .analysis import BAD_REF, match_pairs, pooled_reliability
 from .presets import FAMILY
 from .storage import load_judgments
 
 DEFAULT_MIN_PAIRS = 5
 DEFAULT_MAX_MISSED = 0.5
-
-
-def _scope(campaign: Campaign, scope: str) -> list[Campaign]:
-    if scope != "study" or campaign.study_id is None:
-        return [campaign]
-    from .. import family_of
-
-    family = family_of(campaign)
-    return [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk") if family_of(c) is family]
 
 
 def missed(data) -> tuple[int, int]:
@@ -51,7 +42,7 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
     conventions = conventions_of(campaign, FAMILY)
     rule = options.get("gate_rule") or "test"
     minimum = int(options.get("gate_min_pairs") or DEFAULT_MIN_PAIRS)
-    data = [d for d in (load_judgments(c, annotator.pk) for c in _scope(campaign, conventions.scope)) if len(d)]
+    data = [d for d in (load_judgments(c, annotator.pk) for c in gate_scope(campaign, conventions.scope)) if len(d)]
     if not data:
         return None
     where = "in the study" if len(data) > 1 or conventions.scope == "study" and campaign.study_id else \

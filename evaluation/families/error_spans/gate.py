@@ -30,7 +30,7 @@ from annotation.models import Campaign, HitItem, Judgment
 from ... import reliability_tests
 from ...presets import conventions_of, passes
 from ...stats.error_spans import GOOGLE, MQM_PRESETS, error_weights
-from ..base import GateVerdict
+from ..base import GateVerdict, gate_scope
 from .presets import FAMILY
 
 DEFAULT_MIN_PAIRS = 5
@@ -143,15 +143,6 @@ def worker_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np.
     return bad[finite], original[finite]
 
 
-def _scope(campaign: Campaign, scope: str) -> list[Campaign]:
-    if scope != "study" or campaign.study_id is None:
-        return [campaign]
-    from .. import family_of
-
-    family = family_of(campaign)
-    return [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk") if family_of(c) is family]
-
-
 def paired_test(test: str, bad: np.ndarray, original: np.ndarray, threshold: float) -> tuple[float, int]:
     """(p, pairs used) of the reliability test `test` on one worker's pairs (docs/methods.md §4)."""
     n = bad.size
@@ -167,7 +158,7 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
     options = campaign.options or {}
     conventions = conventions_of(campaign, FAMILY)
     minimum = int(options.get("gate_min_pairs") or DEFAULT_MIN_PAIRS)
-    scope = _scope(campaign, conventions.scope)
+    scope = gate_scope(campaign, conventions.scope)
     found = [worker_pairs(c, annotator.pk) for c in scope]
     bad = np.concatenate([b for b, _ in found])
     original = np.concatenate([o for _, o in found])
