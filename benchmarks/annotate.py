@@ -194,7 +194,7 @@ def write_campaign_file(path: Path, segments: int, systems: int, seed: int) -> N
 
 
 def import_campaign(env: dict, path: Path, name: str, redundancy: int, gate: bool = False) -> dict:
-    extra = ["--gate"] if gate else []  # the live reliability gate (docs/methods.md §12)
+    extra = ["--gate"] if gate else []  # the live reliability gate (docs/methods.md §12.1)
     out = manage(env, "import_campaign", str(path), "--name", name, "--protocol", "adequacy",
                  "--redundancy", str(redundancy), "--seed", "1", *extra)
     return json.loads(out.strip().splitlines()[-1])

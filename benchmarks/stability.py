@@ -1,4 +1,4 @@
-"""Benchmark of ranking stability's bootstrap (evaluation.stats.stability, docs/methods.md §12) at WMT scale.
+"""Benchmark of ranking stability's bootstrap (evaluation.stats.stability, docs/methods.md §12.4) at WMT scale.
 
 Synthetic Direct Assessment campaign, from arrays (no database): 15 systems of graded quality (neighbours
 0.03 sd apart, as close as WMT's), 2,000 segments of varying difficulty, 300 workers with their own bias and

@@ -195,7 +195,7 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
 
 @admin.register(WorkerGate)
 class WorkerGateAdmin(admin.ModelAdmin):
-    """Workers stopped by the live reliability gate (docs/methods.md §12), with the reason; "Lift" lets them
+    """Workers stopped by the live reliability gate (docs/methods.md §12.1), with the reason; "Lift" lets them
     back in (the gate is kept, marked lifted, and not applied to them again in that campaign)."""
 
     list_display = ["annotator", "campaign", "rule", "reason", "p_value", "pairs", "created_at", "lifted_at"]

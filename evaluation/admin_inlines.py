@@ -113,7 +113,7 @@ def _cell(value, column: str = "") -> str:
 
 
 class WorkerGateInline(ReadOnlyInline):
-    """The workers the live reliability gate stopped (docs/methods.md §12); lift them from the gates' list."""
+    """The workers the live reliability gate stopped (docs/methods.md §12.1); lift them from the gates' list."""
 
     model = WorkerGate
     fields = ["annotator", "rule", "reason", "p_value", "pairs", "missed_share", "created_at", "lifted_at"]

@@ -81,7 +81,7 @@ class ResultTable(models.Model):
 
 
 class WorkerGate(models.Model):
-    """A worker stopped by the live reliability gate (docs/methods.md §12): the gate found them failing their
+    """A worker stopped by the live reliability gate (docs/methods.md §12.1): the gate found them failing their
     reliability test after a finished HIT and blocked them from the campaign (`Campaign.blocked_annotators`).
     Their judgments stay; the results flag them as unreliable. Lifting unblocks them and sets `lifted_at`; a
     lifted gate is not applied again to that worker in that campaign (the researcher has decided)."""

@@ -29,7 +29,7 @@ def recompute_on_judgments(sender, campaign_id: int, **kwargs):
 
 @receiver(assignment_completed, dispatch_uid="evaluation.gate_on_completed_hit")
 def gate_on_completed_hit(sender, campaign_id: int, annotator_id: int, options=None, **kwargs):
-    """The live reliability gate (docs/methods.md §12), queued only for campaigns that asked for it."""
+    """The live reliability gate (docs/methods.md §12.1), queued only for campaigns that asked for it."""
     if not (options or {}).get("gate"):
         return
     try:

@@ -1,4 +1,4 @@
-"""Ranking stability on Celery (docs/methods.md §12): the bootstrap split into subtasks, merged by a chord.
+"""Ranking stability on Celery (docs/methods.md §12.4): the bootstrap split into subtasks, merged by a chord.
 
 A run covers one worker filter and score of one campaign. Its resamples are split into shares of
 `STABILITY_RESAMPLES_PER_TASK` (default 100: 10 subtasks for 1,000 resamples); each share reloads the judgments

@@ -230,5 +230,5 @@ def _gate_locally(campaign_id: int, annotator_id: int) -> None:
         connection.close()
 
 
-# The tasks and receivers of adaptive allocation and of ranking stability (docs/methods.md §12).
+# The tasks and receivers of adaptive allocation and of ranking stability (docs/methods.md §12.2, §12.4).
 from . import adaptive_tasks, stability_tasks  # noqa: E402,F401

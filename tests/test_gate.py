@@ -1,4 +1,4 @@
-"""The live reliability gate (docs/methods.md §12): a worker who fails their reliability test after a finished HIT
+"""The live reliability gate (docs/methods.md §12.1): a worker who fails their reliability test after a finished HIT
 gets no further HIT, their unfinished HIT goes to others, the API and the admin list them, and a researcher can
 lift the gate. Tasks run eagerly here (settings_test: GATE_INLINE_WHEN_EAGER); the after-commit signal fires
 inside `django_capture_on_commit_callbacks(execute=True)`."""

@@ -1,4 +1,4 @@
-"""Power and cost from a pilot (docs/methods.md §12.2): `GET /api/campaigns/<slug>/power/` and the page
+"""Power and cost from a pilot (docs/methods.md §12.3): `GET /api/campaigns/<slug>/power/` and the page
 `/results/<slug>/power/` on a Direct Assessment campaign of simulated judgments (a wmt-da file: careful workers
 and random clickers), with the permission, the query checks and the cost arithmetic."""
 import math

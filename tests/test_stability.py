@@ -1,4 +1,4 @@
-"""Ranking stability for Direct Assessment (docs/methods.md §12): the family's input, the Celery chord (in-process
+"""Ranking stability for Direct Assessment (docs/methods.md §12.4): the family's input, the Celery chord (in-process
 here), storing and superseding, the API (`stability/`), the page's section and button, the CSV download.
 
 Campaigns are wmt-da files written by tests/test_results_pages.py's `da_lines`; tasks run in-process (eager)."""

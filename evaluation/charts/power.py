@@ -1,4 +1,4 @@
-"""The power curve of a planned campaign (docs/methods.md §12.2): simulated power against counted translations
+"""The power curve of a planned campaign (docs/methods.md §12.3): simulated power against counted translations
 per system, the probit fit through it, the target power and the answer marked."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ranking stability (docs/methods.md §12): each system's probability of each rank over the bootstrap's
+"""Ranking stability (docs/methods.md §12.4): each system's probability of each rank over the bootstrap's
 resamples, as a systems × ranks heat map with the mean rank and the 95 % rank interval beside each row. Each
 cell's title and the page's data table give the exact figures."""
 from __future__ import annotations

@@ -33,7 +33,7 @@ class Table:
 
 @dataclass(frozen=True)
 class GateVerdict:
-    """Why the live reliability gate stops a worker (docs/methods.md §12): `rule` is "test" or "missed", `reason`
+    """Why the live reliability gate stops a worker (docs/methods.md §12.1): `rule` is "test" or "missed", `reason`
     a sentence for the researcher, with the figures it rests on."""
 
     rule: str

@@ -1,4 +1,4 @@
-"""The live reliability gate (docs/methods.md §12): after a worker finishes a HIT, their family's test runs over
+"""The live reliability gate (docs/methods.md §12.1): after a worker finishes a HIT, their family's test runs over
 their pairs so far (`Family.gate`); a worker who fails is blocked from the campaign through the annotation
 app's `block` (no further HIT; their unfinished HIT is released to others), and a `WorkerGate` records why.
 Their judgments stay; the results flag them as unreliable. A researcher can lift a gate (`lift`): the worker

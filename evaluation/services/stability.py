@@ -1,4 +1,4 @@
-"""Ranking stability's requests, stored figures and answers, for any family that offers it (docs/methods.md §12).
+"""Ranking stability's requests, stored figures and answers, for any family that offers it (docs/methods.md §12.4).
 
 A family offers ranking stability through `Family.stability_filters` and `Family.stability_data`; the bootstrap
 runs as Celery subtasks (evaluation/stability_tasks.py) and its figures are stored as two `ResultTable`s per

@@ -1,4 +1,4 @@
-"""Power and cost from a pilot (docs/methods.md §12.2): how many translations per system, and so how many
+"""Power and cost from a pilot (docs/methods.md §12.3): how many translations per system, and so how many
 judgments and HITs, a Direct Assessment campaign needs to separate two systems δ apart, by simulation from a
 pilot's judgments.
 
@@ -83,7 +83,7 @@ def _scaled(pool: np.ndarray, sd: float) -> np.ndarray:
 
 
 def pilot_variance(system, segment, score) -> PilotVariance:
-    """Variance components of a pilot's counted judgments (docs/methods.md §12.2).
+    """Variance components of a pilot's counted judgments (docs/methods.md §12.3).
 
     One row per counted judgment (the caller keeps system outputs and repeats of workers who passed, with
     finite scores on the chosen scale): ``system`` and ``segment`` codes, ``score`` (raw or z).
@@ -247,7 +247,7 @@ def _simulate_chunk(pilot: PilotVariance, n: int, reps: int, judges: int, m_cdf:
 
 def simulate_power(pilot: PilotVariance, n: int, delta: float, alpha: float = 0.05, repetitions: int = 200,
                    judges: int = 1, pass_rate: float = 1.0, seed: int = 0) -> float:
-    """Simulated power to separate two systems δ apart with n counted translations each (docs/methods.md §12.2).
+    """Simulated power to separate two systems δ apart with n counted translations each (docs/methods.md §12.3).
 
     In each repetition two systems translate the same n resampled segments (the same u); each translation
     gets its own v and the mean of m noise draws, m ~ Binomial(``judges``, ``pass_rate``) given m ≥ 1 (the
@@ -323,7 +323,7 @@ def _first_guess(pilot: PilotVariance, delta: float, target: float, alpha: float
 def required_translations(pilot: PilotVariance, delta: float, target: float = 0.8, alpha: float = 0.05,
                           repetitions: int = 200, judges: int = 1, pass_rate: float = 1.0, seed: int = 0,
                           n_max: int = 20_000) -> PowerSearch:
-    """Counted translations per system for the target power (docs/methods.md §12.2).
+    """Counted translations per system for the target power (docs/methods.md §12.3).
 
     Search: from the normal approximation's n (:func:`_first_guess`), halving or doubling until the simulated
     power is bracketed (the first n reaching ``target`` and the last short of it; None past ``n_max``), then

@@ -1,4 +1,4 @@
-"""Ranking stability: a two-way bootstrap over workers and segments (docs/methods.md §12).
+"""Ranking stability: a two-way bootstrap over workers and segments (docs/methods.md §12.4).
 
 Each resample draws the workers with replacement and, independently, the segments with replacement, and
 rebuilds the dataset those draws describe: a worker drawn k times contributes k copies of their judgments,
@@ -106,7 +106,7 @@ class StabilityData:
 
 def prepare(worker, segment, system, score, system_names) -> StabilityData:
     """Judgment rows (worker id, segment id, system code, finite score; any integer ids) to resampling form
-    (docs/methods.md §12).
+    (docs/methods.md §12.4).
 
     ``system`` indexes ``system_names``; systems without a judgment are left out. Workers and segments are
     re-coded densely: the bootstrap draws from the workers and segments present in these rows.
@@ -142,7 +142,7 @@ def prepare(worker, segment, system, score, system_names) -> StabilityData:
 
 def weighted_scores(data: StabilityData, worker_counts: np.ndarray, segment_counts: np.ndarray):
     """For resamples given by their counts (rows: resamples; columns: workers, respectively segments, by
-    code), per system: the score μ_s (docs/methods.md §12, the module's formula), the sample variance v_s of
+    code), per system: the score μ_s (docs/methods.md §12.4, the module's formula), the sample variance v_s of
     the translation means and their number n_s, copies counted. (means, variances, n), each (resamples ×
     systems); NaN mean without a translation, NaN variance with fewer than 2."""
     workers = np.ascontiguousarray(np.asarray(worker_counts, dtype=np.float64).T)  # workers × resamples
@@ -244,7 +244,7 @@ def _check_seed(seed: int) -> int:
 
 def block_size(data: StabilityData, limit: int = MAX_BLOCK_ELEMENTS) -> int:
     """Resamples per vectorised block: as many as keep (resamples × translations) within `limit` elements (the
-    block size changes nothing but memory and speed; docs/methods.md §12)."""
+    block size changes nothing but memory and speed; docs/methods.md §12.4)."""
     width = max(data.n_translations, data.n_workers, data.n_segments, 1)
     return max(1, limit // width)
 
@@ -290,7 +290,7 @@ def resample_counts(data: StabilityData, seed: int, start: int, stop: int,
 
 def merge(shares: list[StabilityCounts]) -> StabilityCounts:
     """Add up the counts of shares of one bootstrap (same data; the observed figures must agree;
-    docs/methods.md §12)."""
+    docs/methods.md §12.4)."""
     if not shares:
         raise ValueError("nothing to merge")
     head = shares[0]
@@ -309,7 +309,7 @@ def merge(shares: list[StabilityCounts]) -> StabilityCounts:
 def stable_ranking_probability(pattern_counts) -> float:
     """Σ c (c − 1) / (R (R − 1)) over the counts c of the distinct patterns, R = Σ c: the probability that two
     resamples drawn without replacement from the R show the same pattern (Riley et al. 2024's stable-ranking
-    probability, adapted to the bootstrap: docs/methods.md §12). NaN with fewer than two."""
+    probability, adapted to the bootstrap: docs/methods.md §12.4). NaN with fewer than two."""
     c = np.asarray(list(pattern_counts), dtype=np.float64)
     total = c.sum()
     if total < 2:
@@ -320,7 +320,7 @@ def stable_ranking_probability(pattern_counts) -> float:
 def rank_interval(rank_counts: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Per system (rows of counts over ranks 1..S) the (low, high) ranks of the central `level` interval:
     the smallest rank k with P(rank ≤ k) ≥ (1 − level)/2, respectively ≥ (1 + level)/2 (numpy's
-    "inverted_cdf" quantiles of the resampled ranks; docs/methods.md §12). 0 for a system without resamples."""
+    "inverted_cdf" quantiles of the resampled ranks; docs/methods.md §12.4). 0 for a system without resamples."""
     counts = np.asarray(rank_counts, dtype=np.float64)
     total = counts.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -360,7 +360,7 @@ class StabilityResult:
 
 
 def summarise(counts: StabilityCounts, level: float = 0.95) -> StabilityResult:
-    """Probabilities and intervals from the (merged) counts (docs/methods.md §12)."""
+    """Probabilities and intervals from the (merged) counts (docs/methods.md §12.4)."""
     s, r = len(counts.systems), counts.resamples
     with np.errstate(invalid="ignore", divide="ignore"):
         probability = counts.rank_counts / float(r) if r else np.full((s, s), np.nan)
@@ -388,6 +388,6 @@ def summarise(counts: StabilityCounts, level: float = 0.95) -> StabilityResult:
 
 
 def bootstrap(data: StabilityData, resamples: int = 1000, seed: int = 0) -> StabilityResult:
-    """All `resamples` in one process (docs/methods.md §12; the Celery tasks split the same sequence into
+    """All `resamples` in one process (docs/methods.md §12.4; the Celery tasks split the same sequence into
     shares)."""
     return summarise(resample_counts(data, seed, 0, resamples))

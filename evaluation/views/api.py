@@ -326,7 +326,7 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def gates(self, request, slug=None):
-        """The workers the live reliability gate stopped (docs/methods.md §12), newest first, lifted ones too."""
+        """The workers the live reliability gate stopped (docs/methods.md §12.1), newest first, lifted ones too."""
         campaign = self.get_object()
         rows = WorkerGate.objects.filter(campaign=campaign).select_related("annotator__user").order_by(
             "-created_at", "-pk")

@@ -1,4 +1,4 @@
-"""The power-and-cost page (docs/methods.md §12.2): a GET form (δ, power, α, scale) over a campaign's judgments so
+"""The power-and-cost page (docs/methods.md §12.3): a GET form (δ, power, α, scale) over a campaign's judgments so
 far, answered with the judgments, HITs and money a campaign needs, and the power curve. The numbers come from the
 family's `power` endpoint, the same as `GET /api/campaigns/<slug>/power/`; a bad query or a campaign with too
 little data is shown on the page as the API's message."""

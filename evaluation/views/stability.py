@@ -1,4 +1,4 @@
-"""Ranking stability's API action and the results page's button (docs/methods.md §12)."""
+"""Ranking stability's API action and the results page's button (docs/methods.md §12.4)."""
 from __future__ import annotations
 
 import logging

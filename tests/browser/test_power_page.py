@@ -1,4 +1,4 @@
-"""The power-and-cost page in a real browser (docs/methods.md §12.2): from a campaign's results, the link to the
+"""The power-and-cost page in a real browser (docs/methods.md §12.3): from a campaign's results, the link to the
 form, a bad δ shown as an error, then an estimate with its plan and power curve; photographed for docs/
 (`SCREENSHOT_DIR=docs` refreshes docs/screenshots/power-form.png)."""
 from __future__ import annotations

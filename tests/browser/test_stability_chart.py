@@ -1,4 +1,4 @@
-"""Ranking stability on the results page in a real browser (docs/methods.md §12): the researcher presses the
+"""Ranking stability on the results page in a real browser (docs/methods.md §12.4): the researcher presses the
 button, the bootstrap runs (in-process here), and the section shows the rank-probability chart with the
 stable-ranking probability and its data table; photographed as docs/screenshots/stability-chart.png."""
 from __future__ import annotations

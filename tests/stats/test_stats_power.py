@@ -1,4 +1,4 @@
-"""Power and cost from a pilot (docs/methods.md §12.2): the vectorised rank-sum test against scipy, the variance
+"""Power and cost from a pilot (docs/methods.md §12.3): the vectorised rank-sum test against scipy, the variance
 components, the closed-form normal case, monotonicity, the campaign arithmetic, and the issue's check — campaigns
 sized by the estimate, drawn afresh from a known generating model, separate systems δ apart at the stated power
 (within ±5 points over 200 repetitions)."""
@@ -165,7 +165,7 @@ def test_campaigns_sized_by_the_estimate_reach_the_stated_power(judges, pass_rat
     of the size planned for n, drawn from the model (not from the pilot), are ranked by the DA ranking's own test;
     the share that separate two systems δ apart is within 5 points of the target power. (The pilot is large so
     that the check is of the method; a small pilot's own sampling error moves n further: with 300 segments the
-    planned size's true power spread over about 0.75-0.85, see docs/methods.md §12.2.)"""
+    planned size's true power spread over about 0.75-0.85, see docs/methods.md §12.3.)"""
     target, alpha = 0.8, 0.05
     rng = np.random.default_rng(2024)
     crowd = Crowd(rng, workers=300, pass_rate=pass_rate, leniency=6.0)

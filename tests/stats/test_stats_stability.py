@@ -1,4 +1,4 @@
-"""Ranking stability's core (evaluation/stats/stability.py, docs/methods.md §12): the weighted scores by hand, the
+"""Ranking stability's core (evaluation/stats/stability.py, docs/methods.md §12.4): the weighted scores by hand, the
 vectorised bootstrap against a slow reference that builds each resampled dataset literally, the stable-ranking
 probability on known patterns, rank intervals against numpy's quantiles, and seeding / chunk invariance."""
 import itertools

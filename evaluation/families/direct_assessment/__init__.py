@@ -58,7 +58,7 @@ class DirectAssessmentFamily(Family):
         return compute_study(campaigns)
 
     def gate(self, campaign, annotator):
-        """The live reliability gate on the worker's bad-reference pairs (gate.py, docs/methods.md §12)."""
+        """The live reliability gate on the worker's bad-reference pairs (gate.py, docs/methods.md §12.1)."""
         from .gate import gate
 
         return gate(campaign, annotator)
@@ -72,7 +72,7 @@ class DirectAssessmentFamily(Family):
         return stability_data(campaign, workers, score, last_judgment_id)
 
     def stability(self, campaign, params):
-        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12)."""
+        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12.4)."""
         from .stability import stability
 
         return stability(campaign, params)
@@ -84,7 +84,7 @@ class DirectAssessmentFamily(Family):
         return power(campaign, params)
 
     def adaptive(self):
-        """Adaptive allocation's view of this family (adaptive.py, docs/methods.md §12)."""
+        """Adaptive allocation's view of this family (adaptive.py, docs/methods.md §12.2)."""
         from .adaptive import ADAPTIVE
 
         return ADAPTIVE

@@ -1,4 +1,4 @@
-"""The live reliability gate for Direct Assessment (docs/methods.md §12, "Live reliability gate").
+"""The live reliability gate for Direct Assessment (docs/methods.md §12.1).
 
 After each HIT a worker finishes, their reliability test runs over all their bad-reference pairs so far, in
 the campaign or, with `reliability_scope` study, in every Direct Assessment campaign of its study. Only that

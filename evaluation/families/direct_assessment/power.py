@@ -1,4 +1,4 @@
-"""Power and cost from a pilot for Direct Assessment (docs/methods.md §12.2): the judgments, HITs and money a
+"""Power and cost from a pilot for Direct Assessment (docs/methods.md §12.3): the judgments, HITs and money a
 campaign needs to separate two systems δ apart, simulated from the campaign's judgments so far.
 
 The pilot is the campaign's judgments covered by its stored results (id ≤ the results' last judgment), so the

@@ -1,4 +1,4 @@
-"""Ranking stability for Direct Assessment (docs/methods.md §12): the judgments the DA ranking counts, as the
+"""Ranking stability for Direct Assessment (docs/methods.md §12.4): the judgments the DA ranking counts, as the
 bootstrap's input, the `stability/` endpoint and the results page's section.
 
 The rows are those of the stored ranking (docs/methods.md §5.2): system-output judgments and exact repeats (and
