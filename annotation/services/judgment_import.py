@@ -190,10 +190,7 @@ def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=N
                                               [(campaign.pk, segment_ids[seg], system_ids[sys], "")
                                                for sys, seg in output_keys]), strict=True))
     workers = sorted({r.worker for r in rows})
-    known = dict(Annotator.objects.filter(external_id__in=workers).values_list("external_id", "pk"))
-    new = [w for w in workers if w not in known]
-    Annotator.objects.bulk_create([Annotator(external_id=w, source="imported") for w in new], batch_size=5000)
-    known.update(Annotator.objects.filter(external_id__in=new).values_list("external_id", "pk"))
+    known = dict(zip(workers, imported_annotators(workers), strict=True))
 
     # One HIT (and assignment) per HIT id and worker: items are listed per worker in these files.
     groups: dict[tuple[str, str], list[JudgmentRow]] = {}
@@ -222,6 +219,15 @@ def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=N
     return JudgmentImportResult(campaign=campaign, judgments=len(rows))
 
 
+def imported_annotators(names: list[str]) -> list[int]:
+    """The annotator pk of each rater (by external id), created where new."""
+    known = dict(Annotator.objects.filter(external_id__in=names).values_list("external_id", "pk"))
+    new = [w for w in names if w not in known]
+    Annotator.objects.bulk_create([Annotator(external_id=w, source="imported") for w in new], batch_size=5000)
+    known.update(Annotator.objects.filter(external_id__in=new).values_list("external_id", "pk"))
+    return [known[w] for w in names]
+
+
 from .pairwise_import import parse_pairwise_csv  # noqa: E402  (uses the helpers above)
 
 JUDGMENT_FORMATS["pairwise-csv"] = parse_pairwise_csv
@@ -230,7 +236,8 @@ from .rank_import import parse_wmt_rank  # noqa: E402
 
 JUDGMENT_FORMATS["wmt-rank"] = parse_wmt_rank
 
-from .error_span_import import parse_esa_jsonl, parse_mqm_tsv  # noqa: E402
+from .esa_jsonl_import import parse_esa_jsonl  # noqa: E402
+from .mqm_tsv_import import parse_mqm_tsv  # noqa: E402
 
 JUDGMENT_FORMATS["mqm-tsv"] = parse_mqm_tsv
 JUDGMENT_FORMATS["esa-jsonl"] = parse_esa_jsonl
