@@ -15,6 +15,8 @@ canonical joint distribution of each pair's z statistics
 (:mod:`.group_sequential`; :func:`spent_alpha` and :func:`boundaries` are
 re-exported here).  alpha is **per adjacent pair**: for a pair of equal
 systems the probability of ever declaring them separated is at most alpha.
+The pair test (stratified by batch, since the batches change the mix each
+worker sees) is in :mod:`.sequential_pairs`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from scipy import special
 
 from . import _grouping as g
+from . import sequential_pairs as sp
 from .group_sequential import (
     RULES,
     _check_alpha,
@@ -35,7 +38,6 @@ from .group_sequential import (
     crossing_probabilities,
     spent_alpha,
 )
-from .rounding import round_significant
 
 __all__ = [
     "RULES",
@@ -44,12 +46,15 @@ __all__ = [
     "boundaries",
     "crossing_probabilities",
     "rank_sum_z",
+    "stratified_rank_sum_z",
     "predictive_power",
     "interim_look",
 ]
 
 # --------------------------------------------------------------------------
 # the test of one pair
+
+stratified_rank_sum_z = sp.stratified_rank_sum_z
 
 
 def rank_sum_z(x, y) -> float:
@@ -63,24 +68,10 @@ def rank_sum_z(x, y) -> float:
     must be the canonical standard-normal statistic).  Positive when ``x``
     tends to be larger.  ``scipy.stats.mannwhitneyu(x, y,
     method="asymptotic", use_continuity=False)`` gives the same p-values.
-    NaN when a sample is empty or every value ties.
+    NaN when a sample is empty or every value ties.  (The one-stratum case
+    of :func:`stratified_rank_sum_z`.)
     """
-    x = g.as_scores(x, "x")
-    y = g.as_scores(y, "y")
-    n_x, n_y = x.size, y.size
-    if n_x == 0 or n_y == 0:
-        return math.nan
-    n = n_x + n_y
-    y_sorted = np.sort(y)
-    below = np.searchsorted(y_sorted, x, side="left")
-    tied = np.searchsorted(y_sorted, x, side="right") - below
-    u = float(below.sum() + 0.5 * tied.sum())
-    _, ties = np.unique(np.concatenate([x, y]), return_counts=True)
-    ties = ties.astype(np.float64)
-    variance = n_x * n_y / 12.0 * ((n + 1) - float(np.sum(ties**3 - ties)) / (n * (n - 1)))
-    if variance <= 0.0:
-        return math.nan
-    return (u - n_x * n_y / 2.0) / math.sqrt(variance)
+    return sp.stratified_rank_sum_z(x, y)
 
 
 # --------------------------------------------------------------------------
@@ -91,26 +82,32 @@ def rank_sum_z(x, y) -> float:
 class Look:
     """What one interim look decided (docs/methods.md §12); arrays read-only.
 
-    ``order``: system codes, best first (by mean score; equal means by code;
+    ``order``: system codes, best first (by ``means``; equal means by code;
     systems without scores last, by code).  ``pairs``: the adjacent pairs of
     that order, shape ``(n_systems - 1, 2)``, ``(better, worse)``.  ``z``:
-    each pair's rank-sum z (:func:`rank_sum_z`, positive when the better
-    one ranks higher; NaN when not computable).  ``boundary``: the critical
-    ``|z|`` at this look for information proportional to the fractions.
-    ``pair_boundaries``: the critical value each pair was held to (its own
-    information history when ``earlier_counts`` was given, else
-    ``boundary``).  ``separated``: per pair, separated at this look or at an
-    earlier one.  ``weights``: per system code, its share of the next batch
-    (sums to 1).  ``done``: every adjacent pair is separated: stop.
-    ``means`` / ``counts``: per system code, the mean score (NaN without
-    scores) and the number of units tested (judgments, or translations with
-    ``segments``); keep ``counts`` and pass the earlier looks' as
-    ``earlier_counts``.  ``information``: per pair, ``n_a n_b / (n_a + n_b)``.
-    ``predictive_power``: per pair, the chance of separating it by the end
-    of the budget (:func:`predictive_power`; NaN at the last look or
-    without a z).  ``futile``: per pair, given up at this look or an earlier
-    one (only with ``futility`` > 0; a futile pair is never separated, gets
-    no batch share of its own, and counts as decided for ``done``).
+    each pair's stratified rank-sum z (:func:`stratified_rank_sum_z`,
+    positive when the better one ranks higher; NaN when not computable).
+    ``boundary``: the critical ``|z|`` at this look for information
+    proportional to the fractions.  ``pair_boundaries``: the critical value
+    each pair was held to (its own information history when earlier looks'
+    information or counts were given, else ``boundary``).  ``separated``:
+    per pair, separated at this look or at an earlier one.  ``weights``: per
+    system code, its share of the next batch (sums to 1).  ``done``: every
+    adjacent pair is decided (separated, or futile): stop.
+
+    ``means``: per system code, the mean unit value, with strata after
+    removing each stratum's level (:func:`.sequential_pairs.adjusted_means`);
+    NaN without scores.  ``counts``: units per system (judgments, or
+    translations per stratum with ``segments``).  ``pair_information``:
+    ``(n_systems, n_systems)`` information of every pair of systems
+    (:func:`.sequential_pairs.pair_information`); keep it and pass the
+    earlier looks' as ``earlier_information``.  ``information``: the
+    adjacent pairs' entries of it.  ``predictive_power``: per pair, the
+    chance of separating it by the end of the budget
+    (:func:`predictive_power`; NaN at the last look or without a z).
+    ``futile``: per pair, given up at this look or an earlier one (only with
+    ``futility`` > 0; a futile pair is never separated, gets no batch share
+    of its own, and counts as decided for ``done``).
     """
 
     order: np.ndarray
@@ -126,34 +123,10 @@ class Look:
     information: np.ndarray
     predictive_power: np.ndarray
     futile: np.ndarray
+    pair_information: np.ndarray
 
     def __post_init__(self):
         g.freeze(self)
-
-
-def _units(scores, systems, n_systems, segments):
-    """Per system: the values tested (judgments, or per-translation means) as arrays."""
-    if segments is None:
-        return g.group_split(systems, scores, n_systems)
-    segments = np.asarray(segments)
-    if segments.shape != systems.shape or not np.issubdtype(segments.dtype, np.integer):
-        raise ValueError("segments must be one integer code per score")
-    if segments.size and segments.min() < 0:
-        raise ValueError("segments must be non-negative codes")
-    n_segments = int(segments.max()) + 1 if segments.size else 1
-    key = systems * n_segments + segments.astype(np.int64)
-    uniques, inverse = g.factorize(key, n_systems * n_segments)
-    means = round_significant(g.group_mean(inverse, scores, uniques.size))
-    return g.group_split(uniques // n_segments, means, n_systems)
-
-
-def _pair_information(n_a, n_b):
-    n_a = np.asarray(n_a, dtype=np.float64)
-    n_b = np.asarray(n_b, dtype=np.float64)
-    total = n_a + n_b
-    out = np.zeros(np.broadcast(n_a, n_b).shape)
-    np.divide(n_a * n_b, total, out=out, where=total > 0)
-    return out
 
 
 def _batch_weights(open_pairs: np.ndarray, n_systems: int, floor: float) -> np.ndarray:
@@ -168,7 +141,7 @@ def predictive_power(z, fraction: float, final_boundary: float):
     """Chance that a pair now at ``z`` (information fraction ``t``) ends above ``final_boundary`` (docs/methods.md §12).
 
     The Bayesian predictive power under a flat prior on the drift (Spiegelhalter,
-    Freedman & Blackburn 1986; Jennison & Turnbull 2000 §10.3):
+    Freedman & Blackburn 1986; Jennison & Turnbull 2000 ch. 10):
     ``Phi((z - c sqrt(t)) / sqrt(1 - t))`` with ``c`` the critical value of one
     final look at ``t = 1``.  It averages conditional power over what the data
     say about the effect, so it is less rash than conditional power at the
@@ -191,6 +164,8 @@ def interim_look(
     separated_before=frozenset(),
     *,
     segments=None,
+    strata=None,
+    earlier_information=None,
     earlier_counts=None,
     floor: float = 0.0,
     futility: float = 0.0,
@@ -206,30 +181,35 @@ def interim_look(
     ``(better, worse)`` code pairs separated at earlier looks -- they stay
     separated, whichever way the means now order them.
 
-    1. Rank the systems by mean score and take the adjacent pairs.
-    2. Test each pair with the two-sided rank-sum z (:func:`rank_sum_z`) on
-       its two systems' values: the judgments, or with ``segments`` (a
-       segment code per score) the per-translation means rounded to 12
-       digits, as the final ranking tests them (docs/methods.md §5.3).  A
-       pair is separated when ``z >= `` its boundary (the better system by
+    1. Units: the judgments, or with ``segments`` (a segment code per score)
+       each translation's mean within a stratum, rounded to 12 digits, as the
+       final ranking tests translations (docs/methods.md §5.3).  ``strata``
+       (an integer per score; pass the batch of each judgment's HIT): the
+       batches change the mix of outputs each worker sees, and with it the
+       scale of their z-scores, so systems are compared within batches.
+    2. Rank the systems by ``Look.means`` and take the adjacent pairs.
+    3. Test each pair with van Elteren's stratified rank-sum z
+       (:func:`stratified_rank_sum_z`; without strata the plain rank-sum z).
+       A pair is separated when ``z >=`` its boundary (the better system by
        mean must also rank higher: the win rule of §5.3) or when it was
        separated before.
-    3. Boundaries: Lan-DeMets spending by the fractions (:func:`boundaries`).
+    4. Boundaries: Lan-DeMets spending by the fractions (:func:`boundaries`).
        The correlation of a pair's z across looks follows its *own*
-       information ``n_a n_b / (n_a + n_b)``, which grows faster than the
-       fractions once the batches favour it; with ``earlier_counts`` (the
-       ``counts`` of every earlier look, in order) each pair gets the
-       boundary for its information history, which keeps its error rate at
-       alpha.  Without them every pair gets ``boundary`` (exact only for
-       information proportional to the fractions).
-    4. Futility (off unless ``futility`` > 0): from the fraction
+       information (``Look.pair_information``), which grows faster than the
+       fractions once the batches favour it.  With ``earlier_information``
+       (the ``pair_information`` of every earlier look, in order) each pair
+       gets the boundary for its information history, which keeps its error
+       rate at alpha; ``earlier_counts`` (the earlier looks' ``counts``)
+       approximates that history without strata.  With neither, every pair
+       gets ``boundary`` (exact only for information proportional to the
+       fractions).
+    5. Futility (off unless ``futility`` > 0): from the fraction
        ``futility_from`` on (predictive power is too erratic on little data),
        an open pair whose :func:`predictive_power` is below ``futility`` is
-       given up for good
-       (``futile_before`` carries earlier verdicts, matched unordered): it is
-       never separated afterwards, so giving up can only lower the error
-       rate (a binding futility stop for that pair).
-    5. Weights for the next batch: ``floor`` of it spread evenly over all
+       given up for good (``futile_before`` carries earlier verdicts, matched
+       unordered): it is never separated afterwards, so giving up can only
+       lower that pair's error rate (a binding futility stop for that pair).
+    6. Weights for the next batch: ``floor`` of it spread evenly over all
        systems, the rest in proportion to the number of open adjacent pairs
        (neither separated nor futile) each system belongs to (0, 1 or 2).
        Uniform when nothing is open.
@@ -251,18 +231,24 @@ def interim_look(
     g.check_same_length(scores=scores, systems=systems)
     fractions = _check_increasing(fractions, "fractions")
 
-    units = _units(scores, systems, n_systems, segments)
-    counts = np.array([u.size for u in units], dtype=np.int64)
-    means = np.array([u.mean() if u.size else np.nan for u in units])
+    u = sp.units(scores, systems, n_systems, segments, strata)
+    counts = u.counts()
+    means = sp.adjusted_means(u)
     order = _ranking(means)
     pairs = np.stack([order[:-1], order[1:]], axis=1)
-    z = np.array([rank_sum_z(units[a], units[b]) for a, b in pairs])
-    information = _pair_information(counts[pairs[:, 0]], counts[pairs[:, 1]])
+    by_system = [np.flatnonzero(u.system == s) for s in range(n_systems)]
+    z = np.array([
+        sp.stratified_rank_sum_z(u.value[by_system[a]], u.value[by_system[b]],
+                                 u.stratum[by_system[a]], u.stratum[by_system[b]])
+        for a, b in pairs
+    ])
+    info = sp.pair_information(u.counts_by_stratum())
 
     boundary = float(boundaries(fractions, alpha, rule)[-1])
     pair_bounds = np.full(len(pairs), boundary)
-    if earlier_counts is not None:
-        pair_bounds = _own_boundaries(pairs, counts, earlier_counts, fractions, alpha, rule)
+    history = _information_history(info, counts, earlier_information, earlier_counts, fractions.size)
+    if history is not None:
+        pair_bounds = _own_boundaries(pairs, history, fractions, alpha, rule)
 
     was_separated = _among(pairs, separated_before)
     was_futile = _among(pairs, futile_before) & ~was_separated
@@ -285,9 +271,10 @@ def interim_look(
         pair_boundaries=pair_bounds,
         means=means,
         counts=counts,
-        information=information,
+        information=info[pairs[:, 0], pairs[:, 1]],
         predictive_power=power,
         futile=futile,
+        pair_information=info,
     )
 
 
@@ -304,24 +291,38 @@ def _among(pairs: np.ndarray, known) -> np.ndarray:
     return np.array([frozenset((int(a), int(b))) in known for a, b in pairs], dtype=bool)
 
 
-def _own_boundaries(pairs, counts, earlier_counts, fractions, alpha, rule) -> np.ndarray:
+def _information_history(info, counts, earlier_information, earlier_counts, n_looks):
+    """Every pair's information at every look so far, shape ``(n_looks, n, n)``; None without history."""
+    n = counts.size
+    if earlier_information is not None:
+        earlier = np.asarray(earlier_information, dtype=np.float64).reshape(-1, n, n)
+        what = "earlier_information must hold one (n_systems, n_systems) matrix per earlier look"
+    elif earlier_counts is not None:
+        c = np.asarray(earlier_counts, dtype=np.float64).reshape(-1, n)
+        earlier = np.stack([sp.pair_information(row[None, :]) for row in c]) if c.size else np.zeros((0, n, n))
+        what = "earlier_counts must hold one count array (one count per system) per earlier look"
+    else:
+        return None
+    if earlier.shape[0] != n_looks - 1:
+        raise ValueError(what)
+    return np.concatenate([earlier, info[None]], axis=0)
+
+
+def _own_boundaries(pairs, history, fractions, alpha, rule) -> np.ndarray:
     """Each pair's boundary at this look for its own information history (docs/methods.md §12).
 
-    Information per look ``n_a n_b / (n_a + n_b)`` from the counts of every
-    look; made non-decreasing (a count can shrink when a worker turns out
-    unreliable: the earlier look's information is then an overstatement,
-    which only raises the boundary).  Looks before the pair had any
+    The pair's information at each look, made non-decreasing (the canonical
+    joint distribution needs nested data; a count shrinks only when a
+    worker's judgments stop counting).  Looks before the pair had any
     information are skipped: the alpha they could have spent is carried to
-    its first look with information (the spending is cumulative).
+    its first look with information (the spending is cumulative).  Looks at
+    which the pair was not adjacent count as looks all the same: a test that
+    was not made cannot reject, so the pair's error rate can only fall
+    below the alpha spent.
     """
-    n_systems = counts.size
-    history = np.asarray(earlier_counts, dtype=np.float64).reshape(-1, n_systems)
-    if history.shape[0] != fractions.size - 1:
-        raise ValueError("earlier_counts must hold one count array (one count per system) per earlier look")
-    history = np.vstack([history, counts])
     out = np.full(len(pairs), math.inf)
     for p, (a, b) in enumerate(pairs):
-        info = np.maximum.accumulate(_pair_information(history[:, a], history[:, b]))
+        info = np.maximum.accumulate(history[:, a, b])
         seen = info > 0
         if seen[-1]:
             first = int(np.argmax(seen))

@@ -14,7 +14,9 @@ from evaluation.stats.adaptive import (
     predictive_power,
     rank_sum_z,
     spent_alpha,
+    stratified_rank_sum_z,
 )
+from evaluation.stats.sequential_pairs import Units, adjusted_means, pair_information
 
 FIVE = np.arange(1, 6) / 5
 
@@ -139,6 +141,71 @@ def test_rank_sum_z_matches_scipy_with_ties():
     # hand: x = [3, 4], y = [1, 2]: U = 4, mean 2, var = 2*2*5/12 -> z = 2 / sqrt(5/3)
     assert rank_sum_z([3, 4], [1, 2]) == pytest.approx(2 / math.sqrt(5 / 3))
     assert math.isnan(rank_sum_z([], [1.0])) and math.isnan(rank_sum_z([2.0, 2.0], [2.0]))
+
+
+def test_stratified_rank_sum_z_is_van_elteren():
+    rng = np.random.default_rng(11)
+    x0, y0 = rng.integers(0, 9, 12).astype(float), rng.integers(0, 9, 15).astype(float)
+    x1, y1 = rng.integers(3, 12, 20).astype(float), rng.integers(2, 11, 9).astype(float)
+    num = var = 0.0
+    for x, y in ((x0, y0), (x1, y1)):
+        n_x, n_y, n = x.size, y.size, x.size + y.size
+        u = stats.mannwhitneyu(x, y).statistic
+        _, t = np.unique(np.r_[x, y], return_counts=True)
+        v = n_x * n_y / 12 * (n + 1 - np.sum(t**3 - t) / (n * (n - 1)))
+        num += (u - n_x * n_y / 2) / (n + 1)
+        var += v / (n + 1) ** 2
+    z = stratified_rank_sum_z(np.r_[x0, x1], np.r_[y0, y1], [0] * 12 + [5] * 20, [0] * 15 + [5] * 9)
+    assert z == pytest.approx(num / math.sqrt(var), rel=1e-12)
+    # one stratum: the plain rank-sum z; a stratum holding only x adds nothing
+    assert stratified_rank_sum_z(x0, y0) == pytest.approx(rank_sum_z(x0, y0))
+    alone = stratified_rank_sum_z(np.r_[x0, x1], y0, [0] * 12 + [1] * 20, [0] * 15)
+    assert alone == pytest.approx(rank_sum_z(x0, y0))
+    assert math.isnan(stratified_rank_sum_z(x0, y0, [0] * 12, [1] * 15))
+
+
+def test_pair_information_by_hand():
+    # stratum 0: systems 0 and 1 twice each; stratum 1: systems 1 and 2 four times each
+    info = pair_information([[2, 2, 0], [0, 4, 4]])
+    np.testing.assert_allclose(info, [[0, 1, 0], [1, 0, 2], [0, 2, 0]])
+
+
+def test_adjusted_means_remove_a_stratum_level():
+    # stratum 1 sits 0.5 lower for everyone; system 1 was only judged in stratum 0
+    value = np.array([0.0, 0.0, 1.0, 1.0, -0.5, -0.5, 2.5])
+    system = np.array([0, 0, 1, 1, 0, 0, 2])
+    stratum = np.array([0, 0, 0, 0, 1, 1, 1])
+    means = adjusted_means(Units(value, system, stratum, n_systems=4, n_strata=2))
+    assert means[1] - means[0] == pytest.approx(1.0, abs=1e-9)  # plain means: 1 - (-0.25) = 1.25
+    assert means[2] - means[0] == pytest.approx(3.0, abs=1e-9)
+    assert np.isnan(means[3])
+    single = adjusted_means(Units(value, system, np.zeros(7, np.int64), n_systems=4, n_strata=1))
+    np.testing.assert_allclose(single[:3], [-0.25, 1.0, 2.5])
+
+
+def test_interim_look_compares_systems_within_strata():
+    # batch 0: systems 0 and 1 alike; batch 1 (z-scores shifted down by the new mix): only system 1.
+    # Pooled, system 0 looks better; within batches the two are alike.
+    base = np.linspace(-1, 1, 40)
+    scores = np.r_[base, base + 0.001, base[:20] - 2.0]
+    systems = np.r_[[0] * 40, [1] * 40, [1] * 20]
+    strata = np.r_[[0] * 80, [1] * 20]
+    pooled = interim_look(scores, systems, 2, [1.0])
+    assert pooled.order.tolist() == [0, 1] and pooled.separated[0]
+    look = interim_look(scores, systems, 2, [1.0], strata=strata)
+    assert look.order.tolist() == [1, 0] and not look.separated[0]
+    assert look.z[0] == pytest.approx(rank_sum_z(base + 0.001, base))
+    assert look.pair_information[0, 1] == pytest.approx(20.0)  # only batch 0 holds both
+    assert look.counts.tolist() == [40, 60]
+
+
+def test_earlier_information_gives_each_pair_its_own_boundary():
+    scores, systems = _scores([0.0, 0.01], 40)
+    t = [0.5, 1.0]
+    look = interim_look(scores, systems, 2, t, earlier_information=[[[0, 4], [4, 0]]])
+    assert look.pair_boundaries[0] == pytest.approx(boundaries(t, information=[4, 20])[-1])
+    with pytest.raises(ValueError):
+        interim_look(scores, systems, 2, t, earlier_information=[])
 
 
 def _scores(means, n):
