@@ -136,58 +136,59 @@ def _sequential(information: np.ndarray, spend=None, bounds=None):
     Walks the looks in order, carrying the sub-density of ``z`` on the
     continuation region ``|z| < c`` as masses on a Simpson grid.  With
     ``spend`` (cumulative alpha per look) it solves each look's critical
-    value so that the probability of crossing *first* there is
-    ``spend[k]`` minus what earlier looks actually spent; with ``bounds``
-    it only evaluates the crossing probabilities.  Returns ``(bounds,
-    crossing)``.  A look whose information grew by less than
-    ``_MIN_GROWTH`` from the previous one adds nothing: its bound is
-    infinite and its alpha is carried to the next look.
+    value so that the probability of crossing by then is ``spend[k]``;
+    with ``bounds`` it only evaluates the crossing probabilities.  Returns
+    ``(bounds, crossing)``, ``crossing[k]`` the probability of crossing
+    first at look k.
+
+    A look whose information grew by less than ``_MIN_GROWTH`` since the
+    previous one sees the same z again: it is merged with that look into
+    one test of that z at the lower of the two bounds, the bound solved
+    for the alpha spent by the later fraction.  (Rejecting that z at
+    either look is rejecting it at the lower bound, so the error rate is
+    still the alpha spent; and a pair of systems that got no judgments
+    since a look can still be tested, with the alpha spent meanwhile, when
+    it becomes adjacent.)
     """
     k_looks = information.size
     solve = bounds is None
-    out_bounds = np.full(k_looks, np.inf) if solve else np.asarray(bounds, dtype=np.float64)
+    out_bounds = np.full(k_looks, np.inf) if solve else np.asarray(bounds, dtype=np.float64).copy()
     crossing = np.zeros(k_looks)
-    spent = 0.0
-    z = masses = None  # sub-density of the previous look's z on its continuation region
-    last_info = None
+    # the current analysis: the mixture its z is drawn from (before truncation), its information,
+    # the alpha spent before it, what it has spent itself, and its bound (the lowest of its looks)
+    mean, sd, weight = np.zeros(1), 1.0, np.ones(1)
+    info, spent_before, spent_here, bound = None, 0.0, 0.0, math.inf
     for k in range(k_looks):
-        if last_info is not None and information[k] <= last_info * (1.0 + _MIN_GROWTH):
-            out_bounds[k] = np.inf
-            continue
-        if z is None:
-            mean, sd = np.zeros(1), 1.0
-            weight = np.ones(1)
-        else:
-            r = last_info / information[k]
+        if info is not None and information[k] > info * (1.0 + _MIN_GROWTH):
+            r = info / information[k]
+            z, masses = _continuation(mean, sd, weight, bound, r)
             mean, sd, weight = math.sqrt(r) * z, math.sqrt(1.0 - r), masses
-
-        def cross(c, mean=mean, sd=sd, weight=weight):
-            return float(weight @ _two_tails(c, mean, sd))
+            spent_before, spent_here, bound = spent_before + spent_here, 0.0, math.inf
+        info = information[k] if info is None else max(info, information[k])
 
         if solve:
-            target = spend[k] - spent
+            target = spend[k] - spent_before
             if target <= 0.0:
-                c = np.inf
-            elif cross(0.0) <= target:
+                c = math.inf
+            elif float(np.sum(weight)) <= target:
                 c = 0.0
             else:
                 c = _solve_bound(weight, mean, sd, target)
             out_bounds[k] = c
-        c = out_bounds[k]
-        crossing[k] = cross(c) if np.isfinite(c) else 0.0
-        spent += crossing[k]
-        # the next look's kernel has sd sqrt(1 - r') / sqrt(r') in this look's z
-        step = _STEP_MAX
-        if k + 1 < k_looks and information[k + 1] > information[k] * (1.0 + _MIN_GROWTH):
-            r_next = information[k] / information[k + 1]
-            step = min(step, math.sqrt((1.0 - r_next) / r_next) / 4.0)
-        step = max(min(step, sd / 4.0), _STEP_MIN)
-        grid, simpson = _simpson_grid(min(c, _Z_MAX), step)
-        scaled = (grid[None, :] - mean[:, None]) / sd
-        density = weight @ np.exp(-0.5 * scaled * scaled) / (sd * _SQRT_2PI)
-        z, masses = grid, simpson * density
-        last_info = information[k]
+        bound = min(bound, out_bounds[k])
+        now = float(weight @ _two_tails(bound, mean, sd)) if math.isfinite(bound) else 0.0
+        crossing[k] = max(now - spent_here, 0.0)
+        spent_here = max(now, spent_here)
     return out_bounds, crossing
+
+
+def _continuation(mean, sd, weight, bound, r_next):
+    """Masses on a Simpson grid of z's sub-density on ``|z| < bound``, fine enough for the next look's kernel."""
+    step = min(_STEP_MAX, math.sqrt((1.0 - r_next) / r_next) / 4.0, sd / 4.0)
+    grid, simpson = _simpson_grid(min(bound, _Z_MAX), max(step, _STEP_MIN))
+    scaled = (grid[None, :] - mean[:, None]) / sd
+    density = weight @ np.exp(-0.5 * scaled * scaled) / (sd * _SQRT_2PI)
+    return grid, simpson * density
 
 
 def boundaries(
@@ -212,9 +213,11 @@ def boundaries(
 
     Earlier looks' values do not depend on later looks, so calling again
     with one more fraction appended returns the same values plus one.  A
-    look at which nothing is left to spend (or whose information did not
-    grow by at least 0.01 %) gets ``inf``: no rejection is possible there
-    and its alpha passes to the next look.  Accuracy: about 1e-4 in ``z``.
+    look at which nothing is left to spend gets ``inf`` (no rejection
+    there; its alpha passes to the next look).  A look whose information
+    did not grow (by at least 0.01 %) tests the same z as the look before:
+    the two are one test, at the bound for the alpha spent by the later
+    fraction.  Accuracy: about 1e-5 in ``z``.
     """
     spend = spent_alpha(fractions, alpha, rule)
     info = spend_info = np.minimum(np.asarray(fractions, dtype=np.float64), 1.0)

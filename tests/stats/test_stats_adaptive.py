@@ -125,8 +125,26 @@ def test_information_growing_faster_than_the_fractions_needs_its_own_boundary():
     info = np.cumsum([1, 1, 1] + [7 / 3] * 7)
     assert crossing_probabilities(boundaries(t), info).sum() > 0.053
     assert crossing_probabilities(boundaries(t, information=info), info).sum() == pytest.approx(0.05, abs=1e-7)
-    # a repeated fraction spends nothing: no rejection possible there
-    assert math.isinf(boundaries([0.5, 0.5, 1.0])[1])
+    # a look at a repeated fraction is the same test again: the same bound
+    assert boundaries([0.5, 0.5, 1.0])[1] == boundaries([0.5, 0.5, 1.0])[0]
+
+
+def test_a_look_without_new_information_is_merged_with_the_look_before():
+    # information 1, 1, 2 at fractions 0.5, 0.75, 1: look 2 tests look 1's z again, at the bound for
+    # alpha(0.75); crossing it at either look is crossing the lower bound, so in all alpha is spent
+    t, info = [0.5, 0.75, 1.0], [1.0, 1.0, 2.0]
+    bounds = boundaries(t, information=info)
+    assert bounds[0] == pytest.approx(stats.norm.isf(spent_alpha([0.5])[0] / 2))
+    assert bounds[1] == pytest.approx(stats.norm.isf(spent_alpha([0.75])[0] / 2)) and bounds[1] < bounds[0]
+    np.testing.assert_allclose(np.cumsum(crossing_probabilities(bounds, info)), spent_alpha(t), atol=1e-7)
+    rng = np.random.default_rng(5)
+    z1 = rng.standard_normal(200_000)
+    z2 = (z1 + rng.standard_normal(z1.size)) / math.sqrt(2)
+    crossed = (np.abs(z1) >= bounds[0]) | (np.abs(z1) >= bounds[1]) | (np.abs(z2) >= bounds[2])
+    assert crossed.mean() == pytest.approx(0.05, abs=3.5 * math.sqrt(0.05 * 0.95 / z1.size))
+    # a pair that got nothing since look 2 can still be tested at the end with all of alpha
+    late = boundaries([0.25, 0.5, 1.0], information=[1.0, 2.0, 2.0])
+    assert late[2] < late[1] and crossing_probabilities(late, [1.0, 2.0, 2.0]).sum() == pytest.approx(0.05, abs=1e-7)
 
 
 def test_rank_sum_z_matches_scipy_with_ties():
