@@ -1,4 +1,4 @@
-"""Adaptive allocation with a stopping rule: interim looks (docs/methods.md §12).
+"""Adaptive allocation with a stopping rule: interim looks (docs/methods.md §12.2).
 
 A campaign in adaptive mode collects judgments in batches.  After each
 batch it *looks* (:func:`interim_look`): it ranks the systems by mean score,
@@ -58,7 +58,7 @@ stratified_rank_sum_z = sp.stratified_rank_sum_z
 
 
 def rank_sum_z(x, y) -> float:
-    """Standardised Wilcoxon rank-sum (Mann-Whitney) statistic of ``x`` against ``y`` (docs/methods.md §12).
+    """Standardised Wilcoxon rank-sum (Mann-Whitney) statistic of ``x`` against ``y`` (docs/methods.md §12.2).
 
     ``z = (U - n_x n_y / 2) / sqrt(n_x n_y / 12 * (N + 1 - sum(t^3 - t) / (N (N - 1))))``
     with ``U`` the Mann-Whitney U of ``x`` (mid-ranks for ties), ``N = n_x +
@@ -80,7 +80,7 @@ def rank_sum_z(x, y) -> float:
 
 @dataclass(frozen=True)
 class Look:
-    """What one interim look decided (docs/methods.md §12); arrays read-only.
+    """What one interim look decided (docs/methods.md §12.2); arrays read-only.
 
     ``order``: system codes, best first (by ``means``; equal means by code;
     systems without scores last, by code).  ``pairs``: the adjacent pairs of
@@ -138,7 +138,8 @@ def _batch_weights(open_pairs: np.ndarray, n_systems: int, floor: float) -> np.n
 
 
 def predictive_power(z, fraction: float, final_boundary: float):
-    """Chance that a pair now at ``z`` (information fraction ``t``) ends above ``final_boundary`` (docs/methods.md §12).
+    """Chance that a pair now at ``z`` (information fraction ``t``) ends above ``final_boundary``
+    (docs/methods.md §12.2).
 
     The Bayesian predictive power under a flat prior on the drift (Spiegelhalter,
     Freedman & Blackburn 1986; Jennison & Turnbull 2000 ch. 10):
@@ -172,7 +173,7 @@ def interim_look(
     futility_from: float = 0.5,
     futile_before=frozenset(),
 ) -> Look:
-    """One interim look of an adaptive campaign (docs/methods.md §12).
+    """One interim look of an adaptive campaign (docs/methods.md §12.2).
 
     ``scores``: the judgments that count (e.g. reliable workers' z-scores);
     ``systems``: their system codes ``0..n_systems-1``; ``fractions``: the
@@ -309,7 +310,7 @@ def _information_history(info, counts, earlier_information, earlier_counts, n_lo
 
 
 def _own_boundaries(pairs, history, fractions, alpha, rule) -> np.ndarray:
-    """Each pair's boundary at this look for its own information history (docs/methods.md §12).
+    """Each pair's boundary at this look for its own information history (docs/methods.md §12.2).
 
     The pair's information at each look, made non-decreasing (the canonical
     joint distribution needs nested data; a count shrinks only when a

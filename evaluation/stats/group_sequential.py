@@ -1,4 +1,4 @@
-"""Group-sequential boundaries by Lan-DeMets alpha spending (docs/methods.md §12).
+"""Group-sequential boundaries by Lan-DeMets alpha spending (docs/methods.md §12.2).
 
 A statistic looked at K times as data accumulate (z_1, ..., z_K) has, under
 H0 and for normal data or large samples, the *canonical joint
@@ -60,7 +60,7 @@ def _check_increasing(values, name: str) -> np.ndarray:
 
 
 def spent_alpha(fractions, alpha: float = 0.05, rule: str = "obrien-fleming") -> np.ndarray:
-    """Cumulative two-sided alpha spent by information fractions ``t`` (Lan & DeMets 1983; docs/methods.md §12).
+    """Cumulative two-sided alpha spent by information fractions ``t`` (Lan & DeMets 1983; docs/methods.md §12.2).
 
     * ``"obrien-fleming"``: ``alpha(t) = 2 - 2 Phi(z_{1-alpha/2} / sqrt(t))``
       -- spends almost nothing early, so the final test is nearly the fixed
@@ -194,7 +194,7 @@ def _continuation(mean, sd, weight, bound, r_next):
 def boundaries(
     fractions, alpha: float = 0.05, rule: str = "obrien-fleming", information=None
 ) -> np.ndarray:
-    """Two-sided critical ``|z|`` at each look (Lan-DeMets spending; docs/methods.md §12).
+    """Two-sided critical ``|z|`` at each look (Lan-DeMets spending; docs/methods.md §12.2).
 
     ``fractions``: the information fractions of the looks so far, positive
     and non-decreasing (the last may be below 1 while the campaign runs;
@@ -229,7 +229,7 @@ def boundaries(
 
 
 def crossing_probabilities(bounds, information) -> np.ndarray:
-    """Probability under H0 of crossing first at each look (canonical joint distribution; docs/methods.md §12).
+    """Probability under H0 of crossing first at each look (canonical joint distribution; docs/methods.md §12.2).
 
     ``bounds``: critical ``|z|`` per look (``inf`` = no test at that look);
     ``information``: positive, non-decreasing information per look.  The

@@ -1,4 +1,4 @@
-"""The test of two systems at an interim look: units, the stratified rank-sum z, information (docs/methods.md §12).
+"""The test of two systems at an interim look: units, the stratified rank-sum z, information (docs/methods.md §12.2).
 
 An adaptive campaign changes the mix of system outputs from batch to batch, and with it the scale of
 each worker's z-scores (a worker who sees mostly good translations has a higher mean, so each of their
@@ -50,7 +50,7 @@ def _codes(values, like: np.ndarray, name: str) -> np.ndarray:
 
 
 def units(scores: np.ndarray, systems: np.ndarray, n_systems: int, segments=None, strata=None) -> Units:
-    """The units of the test (docs/methods.md §12).
+    """The units of the test (docs/methods.md §12.2).
 
     Without ``segments`` each judgment is a unit; with them, each translation (system, segment) within
     a stratum is one unit valued at the mean of its judgments there, rounded to 12 significant digits
@@ -73,7 +73,7 @@ def units(scores: np.ndarray, systems: np.ndarray, n_systems: int, segments=None
 
 
 def stratified_rank_sum_z(x, y, x_strata=None, y_strata=None) -> float:
-    """van Elteren's stratified Wilcoxon rank-sum z of ``x`` against ``y`` (docs/methods.md §12).
+    """van Elteren's stratified Wilcoxon rank-sum z of ``x`` against ``y`` (docs/methods.md §12.2).
 
     In each stratum b: the Mann-Whitney U of x (mid-ranks for ties), its null mean ``n_x n_y / 2`` and
     tie-corrected variance ``n_x n_y / 12 (N + 1 - sum(t^3 - t) / (N (N - 1)))``; then
@@ -119,7 +119,8 @@ def stratified_rank_sum_z(x, y, x_strata=None, y_strata=None) -> float:
 
 
 def pair_information(counts_by_stratum: np.ndarray) -> np.ndarray:
-    """Information of every pair of systems, ``sum_b n_a,b n_c,b / (n_a,b + n_c,b)`` over strata (docs/methods.md §12).
+    """Information of every pair of systems, ``sum_b n_a,b n_c,b / (n_a,b + n_c,b)`` over strata
+    (docs/methods.md §12.2).
 
     Proportional to the inverse variance of the pair's (stratified) rank-sum statistic; a stratum
     holding only one of the two adds nothing.  Shape ``(n_systems, n_systems)``, symmetric, zero
@@ -136,7 +137,7 @@ def pair_information(counts_by_stratum: np.ndarray) -> np.ndarray:
 
 
 def adjusted_means(u: Units, sweeps: int = 200) -> np.ndarray:
-    """Per system, the mean unit value after removing each stratum's level (docs/methods.md §12).
+    """Per system, the mean unit value after removing each stratum's level (docs/methods.md §12.2).
 
     Least squares of the additive model ``value = stratum level + system effect``, fitted by
     alternating means (backfitting) until nothing moves by more than 1e-12; the levels are centred on

@@ -1,4 +1,4 @@
-"""Alpha spending, group-sequential boundaries and interim looks (docs/methods.md §12)."""
+"""Alpha spending, group-sequential boundaries and interim looks (docs/methods.md §12.2)."""
 
 import math
 
