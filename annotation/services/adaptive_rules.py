@@ -18,8 +18,10 @@ DEFAULT_BATCH_HITS = 10
 DEFAULT_ALPHA = 0.05
 DEFAULT_SPENDING = "obrien-fleming"
 SPENDING_RULES = ("obrien-fleming", "pocock")
-#: The options that only mean something with `adaptive` on.
-ADAPTIVE_ONLY = ("budget_judgments", "budget_money", "batch_hits", "adaptive_alpha", "alpha_spending")
+#: The options that only mean something with `adaptive` on, with their defaults: a default is no choice (the admin's
+#: select always sends one), anything else without `adaptive` is refused.
+ADAPTIVE_ONLY = {"budget_judgments": None, "budget_money": None, "batch_hits": DEFAULT_BATCH_HITS,
+                 "adaptive_alpha": DEFAULT_ALPHA, "alpha_spending": DEFAULT_SPENDING}
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def adaptive_settings(options: dict, *, hit_size: int, redundancy: int, payment_
     options = options or {}
     errors: list[tuple[str, str]] = []
     if not options.get("adaptive"):
-        errors += [(name, "applies only with adaptive on") for name in ADAPTIVE_ONLY if options.get(name) is not None]
+        errors += [(name, "applies only with adaptive on") for name, default in ADAPTIVE_ONLY.items()
+                   if options.get(name) not in (None, default)]
         if errors:
             raise AdaptiveSettingsError(errors)
         return None
