@@ -1,4 +1,4 @@
-"""Simulation study: adaptive allocation with a stopping rule against a fixed design (docs/methods.md §12).
+"""Simulation study: adaptive allocation with a stopping rule against a fixed design (docs/methods.md §12.2).
 
     .venv/bin/python benchmarks/adaptive.py [--repetitions 1000] [--seed 1] [--budget 100] [--segment-sd 10] [--jobs 2]
 
