@@ -117,6 +117,6 @@ def _look_row(entry: dict) -> dict:
     except (KeyError, TypeError, ValueError):
         when = "–"
     pairs = [f"{p['better']} > {p['worse']}: z {p['z'] if p['z'] is not None else float('nan'):.2f}"
-             f"{' ✓' if p['separated'] else ''}" for p in entry.get("pairs", [])]
+             f"{' ✓' if p['separated'] else ' given up' if p.get('futile') else ''}" for p in entry.get("pairs", [])]
     weights = [f"{name} {w:.2f}" for name, w in (entry.get("weights") or {}).items()]
     return {**entry, "when": when, "pair_lines": pairs, "weight_lines": weights}

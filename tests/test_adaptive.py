@@ -195,7 +195,7 @@ def test_a_look_builds_the_next_batch_for_open_pairs_then_stops_when_all_are_sep
 
 
 def test_a_tie_runs_to_the_budget_and_never_past_it(make_campaign):
-    campaign, rng = adaptive_campaign(make_campaign), random.Random(4)
+    campaign, rng = adaptive_campaign(make_campaign, adaptive_futility=0), random.Random(4)
     decisions = []
     while True:
         finish_batch(campaign, TIED, rng)
@@ -209,6 +209,20 @@ def test_a_tie_runs_to_the_budget_and_never_past_it(make_campaign):
     assert campaign.hits.count() == 8 and run.looks[-1]["fraction"] == 1.0
     assert run.spent_judgments == 320 <= run.budget_judgments
     assert look(campaign).decision == "stopped" and campaign.hits.count() == 8
+
+
+def test_futility_gives_a_tie_up_from_half_the_budget_on(make_campaign):
+    """With the default futility (0.1) a tied pair whose chance of separating by the end of the budget is small is
+    given up once half the budget is spent: the run stops with every pair decided, before the budget is."""
+    campaign, rng = adaptive_campaign(make_campaign), random.Random(4)
+    decisions = []
+    while (outcome := look_after_batch(campaign) if decisions else None) is None or outcome.decision == "next-batch":
+        finish_batch(campaign, TIED, rng)
+        decisions.append("batch")
+    run = AdaptiveRun.objects.get(campaign=campaign)
+    assert outcome.decision == "stop" and run.looks[-1]["fraction"] < 1.0
+    assert run.looks[-1]["futile"] and all(p["separated"] or p["futile"] for p in run.looks[-1]["pairs"])
+    assert run.spent_judgments < run.budget_judgments
 
 
 def test_one_look_per_finished_batch(make_campaign):

@@ -34,6 +34,10 @@ ADAPTIVE_OPTIONS = (
     Option("adaptive_alpha", "float", None, "Adaptive: the two-sided error rate of calling an adjacent pair "
            "different, over all the looks together.", minimum=0.001, maximum=0.2, target="options",
            default_text="0.05"),
+    Option("adaptive_futility", "float", None, "Adaptive: from half the budget on, give up an open pair whose "
+           "chance of being separated by the end of the budget (predictive power) is below this; a given-up pair "
+           "is never separated and gets no more outputs of its own. 0: never give a pair up.", minimum=0.0,
+           maximum=0.49, target="options", default_text="0.1"),
     Option("alpha_spending", "choice", None, "Adaptive: how the error rate is spent over the looks (Lan–DeMets).",
            choices=(("obrien-fleming", "O'Brien–Fleming: strict early, almost the whole α at the end"),
                     ("pocock", "Pocock: about even over the looks")),

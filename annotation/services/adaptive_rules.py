@@ -17,11 +17,14 @@ from decimal import Decimal, InvalidOperation
 DEFAULT_BATCH_HITS = 10
 DEFAULT_ALPHA = 0.05
 DEFAULT_SPENDING = "obrien-fleming"
+#: Give up a pair whose predictive power is below this (docs/methods.md §12.2): the simulation's recommendation.
+DEFAULT_FUTILITY = 0.10
 SPENDING_RULES = ("obrien-fleming", "pocock")
 #: The options that only mean something with `adaptive` on, with their defaults: a default is no choice (the admin's
 #: select always sends one), anything else without `adaptive` is refused.
 ADAPTIVE_ONLY = {"budget_judgments": None, "budget_money": None, "batch_hits": DEFAULT_BATCH_HITS,
-                 "adaptive_alpha": DEFAULT_ALPHA, "alpha_spending": DEFAULT_SPENDING}
+                 "adaptive_alpha": DEFAULT_ALPHA, "alpha_spending": DEFAULT_SPENDING,
+                 "adaptive_futility": DEFAULT_FUTILITY}
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class AdaptiveSettings:
     batch_hits: int
     alpha: float
     spending: str
+    #: Pairs whose predictive power falls below this are given up (0: never).
+    futility: float
     hit_size: int
     redundancy: int
     payment_per_hit: Decimal
@@ -89,6 +94,18 @@ def _money(value, name: str, errors: list) -> Decimal | None:
     return number
 
 
+def _futility(value, errors: list) -> float:
+    if value is None:
+        return DEFAULT_FUTILITY
+    try:
+        futility = float(value) if not isinstance(value, bool) else -1.0
+    except (TypeError, ValueError):
+        futility = -1.0
+    if not 0 <= futility < 0.5:
+        errors.append(("adaptive_futility", "must be a number from 0 (never give a pair up) to below 0.5, such as 0.1"))
+    return futility
+
+
 def _alpha(value, errors: list) -> float:
     if value is None:
         return DEFAULT_ALPHA
@@ -121,6 +138,7 @@ def adaptive_settings(options: dict, *, hit_size: int, redundancy: int, payment_
     batch = _whole(options.get("batch_hits"), "batch_hits", errors) or DEFAULT_BATCH_HITS
     alpha = _alpha(options.get("adaptive_alpha"), errors)
     spending = options.get("alpha_spending") or DEFAULT_SPENDING
+    futility = _futility(options.get("adaptive_futility"), errors)
     if spending not in SPENDING_RULES:
         errors.append(("alpha_spending", f"must be one of {', '.join(SPENDING_RULES)}"))
     payment = _money(payment_per_hit, "payment_per_hit", []) or Decimal("0")
@@ -147,7 +165,8 @@ def adaptive_settings(options: dict, *, hit_size: int, redundancy: int, payment_
                                                     f"of {batch}: nothing would be left to allocate after the first "
                                                     "look. Lower batch_hits or raise the budget")])
     return AdaptiveSettings(budget_judgments=judgments, budget_money=money, batch_hits=batch, alpha=alpha,
-                            spending=spending, hit_size=hit_size, redundancy=redundancy, payment_per_hit=payment,
+                            spending=spending, futility=futility, hit_size=hit_size, redundancy=redundancy,
+                            payment_per_hit=payment,
                             budget_hits=hits)
 
 

@@ -130,6 +130,19 @@ def _looked_finished(run: AdaptiveRun, batch: int) -> bool:
     return any(entry.get("batch") == batch and entry.get("batch_complete") for entry in run.looks)
 
 
+def _history(looks: list[dict], names: list[str]) -> dict:
+    """Each pair's information at every earlier look, so that it is held to the boundary of its own history: the
+    stored information matrices (in this look's system order), or for looks stored without them the per-system
+    counts (an approximation the core accepts)."""
+    if not looks:
+        return {}
+    if all((entry.get("pair_information") or {}).get("systems") == names for entry in looks):
+        return {"earlier_information": np.asarray([entry["pair_information"]["matrix"] for entry in looks],
+                                                  dtype=np.float64)}
+    counts = [[(entry.get("counts") or {}).get(name, 0) for name in names] for entry in looks]
+    return {"earlier_counts": np.asarray(counts, dtype=np.int64).reshape(-1, len(names))}
+
+
 def _take_look(run: AdaptiveRun, campaign: Campaign, settings: AdaptiveSettings, progress: BatchProgress,
                fractions: list[float], trigger: str) -> dict:
     """Load, test, and the look's record (without its decision); updates `run.separated`."""
@@ -139,16 +152,16 @@ def _take_look(run: AdaptiveRun, campaign: Campaign, settings: AdaptiveSettings,
     names = list(data.names)
     index = {name: i for i, name in enumerate(names)}
     before = frozenset((index[a], index[b]) for a, b in run.separated if a in index and b in index)
-    # each pair's information history (the per-system counts of every earlier look) gives it its own boundary
-    earlier = [[(entry.get("counts") or {}).get(name, 0) for name in names] for entry in run.looks]
+    futile = {tuple(pair) for entry in run.looks for pair in entry.get("futile", [])}
+    given_up = frozenset((index[a], index[b]) for a, b in futile if a in index and b in index)
     result = interim_look(data.scores, data.systems, len(names), np.asarray(fractions), alpha=settings.alpha,
                           rule=settings.spending, separated_before=before, segments=data.segments,
-                          earlier_counts=np.asarray(earlier, dtype=np.int64).reshape(-1, len(names)) if earlier
-                          else None)
+                          strata=data.strata, futility=settings.futility, futile_before=given_up,
+                          **_history(run.looks, names))
     pairs = [{"better": names[int(a)], "worse": names[int(b)], "z": finite(z), "boundary": finite(bound),
-              "separated": bool(sep)}
-             for (a, b), z, bound, sep in zip(result.pairs, result.z, result.pair_boundaries, result.separated,
-                                              strict=True)]
+              "separated": bool(sep), "futile": bool(gave_up)}
+             for (a, b), z, bound, sep, gave_up in zip(result.pairs, result.z, result.pair_boundaries, result.separated,
+                                                       result.futile, strict=True)]
     decided = {(p["better"], p["worse"]) for p in pairs if p["separated"]}
     run.separated = sorted({*map(tuple, run.separated), *decided})
     judgments, money = spent(settings, progress)
@@ -161,7 +174,9 @@ def _take_look(run: AdaptiveRun, campaign: Campaign, settings: AdaptiveSettings,
         "boundary": finite(result.boundary),
         "workers": data.workers, "reliable_workers": data.reliable_workers,
         "order": [names[int(i)] for i in result.order], "pairs": pairs,
-        "open": sum(not p["separated"] for p in pairs), "done": bool(result.done),
+        "open": sum(not (p["separated"] or p["futile"]) for p in pairs), "done": bool(result.done),
+        "futile": sorted({*futile, *((p["better"], p["worse"]) for p in pairs if p["futile"])}),
+        "pair_information": {"systems": names, "matrix": np.asarray(result.pair_information).tolist()},
         "counts": {name: int(result.counts[i]) for i, name in enumerate(names)}, "judgments": int(data.scores.size),
         "means": {name: finite(result.means[i]) for i, name in enumerate(names)},
         "weights": {name: finite(result.weights[i]) or 0.0 for i, name in enumerate(names)},

@@ -84,7 +84,7 @@ def status(campaign: Campaign) -> dict:
     run = run_of(campaign)
     progress = batch_progress(campaign)
     judgments, money = spent(settings, progress)
-    open_pairs = [p for p in (run.looks[-1]["pairs"] if run.looks else []) if not p["separated"]]
+    open_pairs = [p for p in (run.looks[-1]["pairs"] if run.looks else []) if not (p["separated"] or p.get("futile"))]
     projected, how = _projection(run, settings, progress, open_pairs)
     projected_hits = projected * settings.budget_hits
     return {

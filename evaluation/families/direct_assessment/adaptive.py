@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.models import Campaign
+from annotation.models import Assignment, Campaign
 
 from ...presets import conventions_of
 from ...reliability_tests import threshold_in_use
@@ -30,6 +30,9 @@ class LookData:
     scores: np.ndarray
     systems: np.ndarray
     segments: np.ndarray
+    #: The batch of each judgment's HIT: the core compares systems within batches (van Elteren), since each
+    #: batch's mix of systems shifts the workers' z-scores (docs/methods.md §12.2).
+    strata: np.ndarray
     names: list[str]
     workers: int
     reliable_workers: int
@@ -52,7 +55,7 @@ class DirectAssessmentAdaptive:
                                         threshold_in_use(conventions.test, conventions.threshold))
         if len(data) == 0:
             empty = np.empty(0, dtype=np.int64)
-            return LookData(np.empty(0), empty, empty, data.system_names, 0, 0)
+            return LookData(np.empty(0), empty, empty, empty, data.system_names, 0, 0)
         analysis = analyse(data, test=conventions.test, threshold=conventions.threshold,
                            threshold_rule=conventions.threshold_rule, cluster_rule=conventions.cluster_rule,
                            pooled=pooled)
@@ -60,8 +63,13 @@ class DirectAssessmentAdaptive:
         counted = (np.isin(data.item_type, [SYSTEM, REPEAT]) & (data.system >= 0) & analysis.reliable[worker]
                    & np.isfinite(analysis.z.z))
         _, segments = np.unique(data.segment[counted], return_inverse=True)
+        batches = np.array(Assignment.objects.filter(campaign=campaign).order_by("pk")
+                           .values_list("pk", "hit__batch"), dtype=object).reshape(-1, 2)
+        assignment_ids = batches[:, 0].astype(np.int64)
+        batch_of = np.array([b or 0 for b in batches[:, 1]], dtype=np.int64)
+        strata = batch_of[np.searchsorted(assignment_ids, data.assignment[counted])]
         return LookData(scores=analysis.z.z[counted], systems=data.system[counted],
-                        segments=segments.astype(np.int64).reshape(-1), names=data.system_names,
+                        segments=segments.astype(np.int64).reshape(-1), strata=strata, names=data.system_names,
                         workers=int(analysis.annotator_ids.size), reliable_workers=int(analysis.reliable.sum()))
 
 
