@@ -316,3 +316,13 @@ def test_the_admin_page_shows_the_run_and_runs_a_look(make_campaign, admin_clien
     assert "sys-A" in text and "next-batch" in text
     listing = client.get("/admin/evaluation/adaptiverun/").content.decode()
     assert campaign.name in listing
+
+
+def test_the_results_page_warns_that_its_pooled_ranking_is_not_the_runs_decisions(make_campaign, admin_client):
+    from evaluation.families import family_of
+
+    campaign, rng = adaptive_campaign(make_campaign), random.Random(6)
+    finish_batch(campaign, {"sys-A": 85.0, "sys-B": 60.0, "sys-C": 30.0}, rng)
+    family_of(campaign).compute(campaign)
+    page = admin_client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "This campaign ran adaptively" in page and f"/api/campaigns/{campaign.slug}/adaptive/" in page

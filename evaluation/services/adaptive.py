@@ -7,11 +7,12 @@ time:
    finished HITs over the judgments the budget buys; t must have grown since the last look (else nothing new
    is there to look at, and no look is recorded);
 2. the family's adapter loads what counts (DA: reliable workers' z-scores of system items, with their
-   segments), and the core's `interim_look` (evaluation/stats/adaptive.py) ranks the systems by mean and tests
-   every adjacent pair (rank-sum z on per-translation means) against its boundary: Lan-DeMets alpha spending
-   over the fractions of all looks so far, with the pair's own information history (the per-system counts of
-   every earlier look, stored with each look) so that a pair the batches favour keeps its error rate at α;
-   pairs decided at an earlier look stay decided;
+   segments and the batch of each judgment's HIT), and the core's `interim_look` (evaluation/stats/adaptive.py)
+   ranks the systems by batch-adjusted mean and tests every adjacent pair (van Elteren's rank-sum z within
+   batches, on per-translation means) against its boundary: Lan-DeMets alpha spending over the fractions of all
+   looks so far, with the pair's own information history (the information matrix stored with every earlier
+   look) so that a pair the batches favour keeps its error rate at α; pairs decided at an earlier look stay
+   decided, and from half the budget on a pair unlikely to separate by the end is given up (`adaptive_futility`);
 3. the look is stored, then the decision: every adjacent pair decided → stop; the newest batch finished and the
    budget built → stop (budget spent); the newest batch finished → build the next batch, min(batch_hits,
    HITs the budget has left) HITs favouring the systems by the look's weights; else (a researcher's look while
