@@ -63,7 +63,8 @@ def _integer(params: Mapping[str, str], name: str, low: int, high: int, default:
 
 def parse(family: Family, params: Mapping[str, str], *, reading: bool = False) -> list[StabilityRequest]:
     """The requests `params` ask for: `workers` (one of the family's filters; to start: default every filter,
-    to read: the first), `score` (z or raw, default z), `resamples` (100–10,000; default 1,000 to start, the
+    to read: the first), `score` (z or raw, default z; only
+    z where the family's `stability_scores` say so), `resamples` (100–10,000; default 1,000 to start, the
     stored run's to read) and `seed` (a non-negative integer; default 0 to start). Bad values are a BadQuery."""
     filters = family.stability_filters
     if not filters:
@@ -72,8 +73,10 @@ def parse(family: Family, params: Mapping[str, str], *, reading: bool = False) -
     if workers and workers not in filters:
         raise BadQuery(f"workers must be {' or '.join(filters)}")
     score = params.get("score") or "z"
-    if score not in SCORES:
-        raise BadQuery("score must be z or raw")
+    scores = getattr(family, "stability_scores", SCORES)  # a family with one score offers only the default
+    if score not in scores:
+        raise BadQuery(f"score must be {' or '.join(scores)}" if len(scores) > 1 else "this campaign's ranking "
+                       "has one score: leave score out")
     resamples = _integer(params, "resamples", MIN_RESAMPLES, MAX_RESAMPLES, None if reading else DEFAULT_RESAMPLES)
     seed = _integer(params, "seed", 0, MAX_SEED, None if reading else DEFAULT_SEED)
     chosen = [workers] if workers else ([filters[0]] if reading else list(filters))
