@@ -5,6 +5,7 @@ agreement and Krippendorff's alpha, the workers' perturbation test and a documen
 from __future__ import annotations
 
 from ...services.results_read import freshness, stored_rows
+from ...services.stability import table_rows as stability_table
 from .. import register
 from ..base import BadQuery, Family, Table
 from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
@@ -16,8 +17,9 @@ class ErrorSpansFamily(Family):
     label = "Error spans (ESA, MQM)"
     template = "evaluation/families/error_spans.html"
     sections = (("systems", "System scores"), ("errors", "Errors by category"), ("domains", "Per domain"),
-                ("workers", "Workers"), ("agreement", "Agreement"), ("document", "One document"))
-    endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document")
+                ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
+                ("document", "One document"))
+    endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -52,6 +54,22 @@ class ErrorSpansFamily(Family):
 
         return gate(campaign, annotator)
 
+    stability_filters = ("all", "reliable")
+    #: One score (ESA, or minus MQM), under the name of the shared default variant (services/stability.py).
+    stability_scores = ("z",)
+
+    def stability_data(self, campaign, workers, score, last_judgment_id):
+        """The observations the ranking counts, for the bootstrap over workers and segments (stability.py)."""
+        from .stability import stability_data
+
+        return stability_data(campaign, workers, score, last_judgment_id)
+
+    def stability(self, campaign, params):
+        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12.4)."""
+        from .stability import stability
+
+        return stability(campaign, params)
+
     def page_context(self, campaign, header, workers, request):
         return presenter.page_context(campaign, header, workers, request)
 
@@ -60,7 +78,7 @@ class ErrorSpansFamily(Family):
         return [Table("workers", self.workers_table), Table("systems", stored("systems")),
                 Table("significance", stored("significance")), Table("breakdown", stored("breakdown")),
                 Table("domains", stored("domains")), Table("perturbation", stored("perturbation")),
-                Table("agreement", stored("agreement"))]
+                Table("agreement", stored("agreement")), Table("stability", stability_table)]
 
 
 register(ErrorSpansFamily())

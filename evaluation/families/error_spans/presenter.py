@@ -9,7 +9,10 @@ from ... import charts
 from ...presenters.formatting import fixed, percent
 from ...services.results_read import stored_rows
 from ..base import BadQuery
+from .stability import page_section as stability_section
 
+#: How the page's ranking stability section names the score it ranks by, in prose.
+RANKED_BY = {"esa": "the mean ESA score of the items", "mqm": "the MQM score (minus the weighted errors) of the items"}
 SCORE_LABELS = {"esa": "ESA score (mean 0–100)", "mqm": "MQM score (minus weighted errors per segment)"}
 
 
@@ -86,4 +89,5 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "agreement": [{**r, "value_text": fixed(r["value"], 3)} for r in stored_rows(campaign, "agreement")],
         "documents": documents, "system_names": order, "chosen_document": chosen_doc,
         "chosen_system": chosen_system, "document_view": view,
+        "stability": stability_section(campaign, header), "ranked_by": RANKED_BY.get(kind, kind),
     }

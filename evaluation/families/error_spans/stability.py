@@ -1,0 +1,82 @@
+"""Ranking stability for error-span campaigns (docs/methods.md §12.4): the observations the ESA/MQM ranking
+counts, as the bootstrap's input over workers and segments; the runs, the API answer, the stored tables and the
+page's section are those every family shares (evaluation/services/stability.py, the Direct Assessment section).
+
+The rows are those the stored ranking counts (docs/methods.md §11): the preset's `counted_rows` (tutorials always
+out; under WMT24 perturbed copies, unfinished HITs and a judge's earlier ratings of an item out too; under WMT25
+every other rating counts, perturbed copies as ratings of their system), of every worker or of the reliable ones
+by the stored perturbation-test verdicts, up to the judgment id the stored results cover. The score is the
+ranking's: the ESA score (0–100), or minus the MQM penalty under the campaign's weights. Systems the preset leaves
+unranked (fewer than `min_items` items among these rows) are left out. The core scores a system by the mean of
+its items' means, items being (system, segment) as in the ranking; this is the stored score under WMT24 with one
+domain (WMT24 macro-averages over domains) and under WMT25 when every item has as many ratings.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from annotation.models import System
+
+from ...models import WorkerResult
+from ...presets import conventions_of
+from ...stats import stability as core
+from ...stats.error_spans import GOOGLE, MQM_PRESETS
+from ..base import BadQuery
+from .analysis import counted_rows
+from .loading import add_counts, load_observations, span_counts
+from .presets import FAMILY
+from .storage import rules_of, score_kind
+
+
+class NothingRanked(BadQuery):
+    """No system has enough counted items for the preset to rank it: there is no ranking to resample."""
+
+
+def stability_data(campaign, workers: str, score: str, last_judgment_id: int) -> core.StabilityData:
+    """The observations the stored ranking counts, under `workers` ("all" or "reliable"), up to
+    `last_judgment_id`, ready for the bootstrap; `score` is the shared default ("z"), read as the ranking's own
+    score (ESA, or minus MQM)."""
+    systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
+    contrastive = bool(getattr(campaign.protocol_spec, "contrastive", False))
+    obs = load_observations(campaign, last_judgment_id, [pk for pk, _ in systems], contrastive)
+    if score_kind(campaign) == "mqm":
+        weights = MQM_PRESETS.get((campaign.options or {}).get("mqm_weights", "google"), GOOGLE)
+        add_counts(obs, span_counts(campaign, last_judgment_id, obs), weights)
+        value = -obs.penalty
+    else:
+        value = obs.score
+    rules = rules_of(campaign, conventions_of(campaign, FAMILY).preset)
+    counted = counted_rows(replace(obs, score=value), rules)
+    if workers == "reliable":
+        verdicts = dict(WorkerResult.objects.filter(campaign=campaign).values_list("annotator_id", "reliable"))
+        annotators, worker = np.unique(obs.annotator, return_inverse=True)
+        reliable = np.array([bool(verdicts.get(int(a), False)) for a in annotators], dtype=bool)
+        counted &= reliable[worker.ravel()]
+    rows = np.flatnonzero(counted)
+    n_systems = len(systems)
+    items = np.unique(obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows])
+    per_system = np.bincount(items // (int(obs.segment.max(initial=0)) + 1), minlength=n_systems)
+    ranked = per_system >= max(rules.min_items, 1)
+    if not ranked.any():
+        raise NothingRanked(f"no system has the {max(rules.min_items, 1)} counted items the preset needs to rank "
+                            "it: there is no ranking to resample")
+    rows = rows[ranked[obs.system[rows]]]
+    return core.prepare(obs.annotator[rows], obs.segment[rows], obs.system[rows], value[rows],
+                        [name for _, name in systems])
+
+
+def stability(campaign, params):
+    """The body of GET `stability/` (evaluation/services/stability.py answers every family alike)."""
+    from ...families import family_of
+    from ...services import stability as service
+
+    return service.answer(campaign, family_of(campaign), params)
+
+
+def page_section(campaign, header) -> list[dict]:
+    """The page's "Ranking stability" section per worker filter: the section every family shares."""
+    from ..direct_assessment.stability import page_section as shared_section
+
+    return shared_section(campaign, header)
