@@ -309,6 +309,8 @@ def span_f1(segment, judge, start, end, severity) -> SpanAgreement:
         return SpanAgreement(math.nan, math.nan, 0)
 
     def micro_f1(marks: np.ndarray) -> float:
+        if marks.shape[1] == 0:  # nobody marked anything: agreement on spans is undefined
+            return math.nan
         key_of = marks[0] * n_judges + marks[1]
         size = np.bincount(np.searchsorted(judged[0] * n_judges + judged[1], key_of), minlength=judged.shape[1])
         total = size[pairs_i].sum() + size[pairs_j].sum()

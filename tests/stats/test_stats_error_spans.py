@@ -158,3 +158,9 @@ def test_one_call_gives_scipys_three_p_values(n):
             assert got == pytest.approx(expected, rel=1e-9, abs=1e-15)
         assert less == pytest.approx(sps.wilcoxon(-d, zero_method="wilcox", correction=False,
                                                   alternative="greater").pvalue, rel=1e-9, abs=1e-15)
+
+
+def test_span_f1_without_any_marks_is_undefined_not_an_error():
+    """Two judges of one segment, neither marking anything: the pair is counted, F1 is NaN (0/0)."""
+    agreement = es.span_f1(segment=[0, 0], judge=[0, 1], start=[-1, -1], end=[-1, -1], severity=[0, 0])
+    assert agreement.pairs == 1 and math.isnan(agreement.f1) and math.isnan(agreement.f1_severity)
