@@ -60,8 +60,9 @@ def stability_data(campaign, workers: str, score: str, last_judgment_id: int) ->
     per_system = np.bincount(items // (int(obs.segment.max(initial=0)) + 1), minlength=n_systems)
     ranked = per_system >= max(rules.min_items, 1)
     if not ranked.any():
-        raise NothingRanked(f"no system has the {max(rules.min_items, 1)} counted items the preset needs to rank "
-                            "it: there is no ranking to resample")
+        among = "by workers who passed the perturbation test" if workers == "reliable" else "in all"
+        raise NothingRanked(f"workers={workers}: no system has the {max(rules.min_items, 1)} counted items {among} "
+                            "the preset needs to rank it: there is no ranking to resample")
     rows = rows[ranked[obs.system[rows]]]
     return core.prepare(obs.annotator[rows], obs.segment[rows], obs.system[rows], value[rows],
                         [name for _, name in systems])
