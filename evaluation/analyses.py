@@ -3,6 +3,7 @@ progress timeline every family shows."""
 from annotation.models import Campaign
 
 from .families import family_of
+from .families.base import scope_campaigns
 from .services.progress import progress_timeline
 
 
@@ -14,9 +15,7 @@ def compute_results(campaign: Campaign):
     if campaign.study_id is None:
         headers = {campaign.pk: family.compute(campaign)}
     else:
-        members = [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk")
-                   if family_of(c) is family]
-        headers = family.compute_study(members)
+        headers = family.compute_study(scope_campaigns(campaign, "study"))
     for header in headers.values():
         if header is not None:
             header.progress = progress_timeline(header.campaign)

@@ -44,9 +44,9 @@ class GateVerdict:
     missed_share: float | None = None
 
 
-def gate_scope(campaign, scope: str) -> list:
-    """The campaigns whose control items a live gate reads for a worker of `campaign`: the campaign itself, or with
-    `reliability_scope` "study" every campaign of its study in the same family (docs/methods.md §12.1)."""
+def scope_campaigns(campaign, scope: str) -> list:
+    """The campaigns a worker's reliability is judged over: the campaign itself, or with scope "study" every campaign
+    of its study in the same family (`reliability_scope`, docs/methods.md §4; the live gate, §12.1)."""
     from annotation.models import Campaign
 
     from . import family_of

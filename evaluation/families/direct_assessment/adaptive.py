@@ -17,6 +17,7 @@ from annotation.models import Assignment, Campaign
 
 from ...presets import conventions_of
 from ...reliability_tests import threshold_in_use
+from ..base import scope_campaigns
 from .analysis import REPEAT, SYSTEM, analyse, pooled_reliability
 from .presets import FAMILY
 from .storage import load_judgments
@@ -46,11 +47,7 @@ class DirectAssessmentAdaptive:
         conventions = conventions_of(campaign, FAMILY)
         pooled = None
         if conventions.scope == "study" and campaign.study_id is not None:
-            from .. import family_of
-
-            members = [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk")
-                       if family_of(c) is family_of(campaign)]
-            others = [load_judgments(c) for c in members if c.pk != campaign.pk]
+            others = [load_judgments(c) for c in scope_campaigns(campaign, "study") if c.pk != campaign.pk]
             pooled = pooled_reliability([d for d in [data, *others] if len(d)], conventions.test,
                                         threshold_in_use(conventions.test, conventions.threshold))
         if len(data) == 0:

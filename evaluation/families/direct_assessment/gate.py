@@ -21,7 +21,7 @@ from annotation.models import Campaign
 
 from ... import reliability_tests
 from ...presets import conventions_of, passes
-from ..base import GateVerdict, gate_scope
+from ..base import GateVerdict, scope_campaigns
 from .analysis import BAD_REF, match_pairs, pooled_reliability
 from .presets import FAMILY
 from .storage import load_judgments
@@ -42,7 +42,8 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
     conventions = conventions_of(campaign, FAMILY)
     rule = options.get("gate_rule") or "test"
     minimum = int(options.get("gate_min_pairs") or DEFAULT_MIN_PAIRS)
-    data = [d for d in (load_judgments(c, annotator.pk) for c in gate_scope(campaign, conventions.scope)) if len(d)]
+    scope = scope_campaigns(campaign, conventions.scope)
+    data = [d for d in (load_judgments(c, annotator.pk) for c in scope) if len(d)]
     if not data:
         return None
     where = "in the study" if len(data) > 1 or conventions.scope == "study" and campaign.study_id else \

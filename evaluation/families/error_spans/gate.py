@@ -30,7 +30,7 @@ from annotation.models import Campaign, HitItem, Judgment
 from ... import reliability_tests
 from ...presets import conventions_of, passes
 from ...stats.error_spans import GOOGLE, MQM_PRESETS, error_weights
-from ..base import GateVerdict, gate_scope
+from ..base import GateVerdict, scope_campaigns
 from .presets import FAMILY
 
 DEFAULT_MIN_PAIRS = 5
@@ -158,7 +158,7 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
     options = campaign.options or {}
     conventions = conventions_of(campaign, FAMILY)
     minimum = int(options.get("gate_min_pairs") or DEFAULT_MIN_PAIRS)
-    scope = gate_scope(campaign, conventions.scope)
+    scope = scope_campaigns(campaign, conventions.scope)
     found = [worker_pairs(c, annotator.pk) for c in scope]
     bad = np.concatenate([b for b, _ in found])
     original = np.concatenate([o for _, o in found])
