@@ -13,6 +13,7 @@ from annotation.models import Annotator, Campaign, Judgment, System
 
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
+from ...services.binary_copy import copy_arrays
 from ...services.storing import finite as _number
 from ...services.storing import jsonable, replace_results
 from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, PooledReliability, analyse, pooled_reliability
@@ -21,7 +22,6 @@ from .presets import FAMILY
 
 _COLUMNS = 9
 _INT_COLUMNS = 7  # id, annotator, assignment, item type, system, segment, output; then score, seconds
-_PG_COPY_HEADER = 19  # signature, flags and header-extension length of PostgreSQL's binary COPY
 
 
 def _judgment_table_query(campaign: Campaign, annotator_id: int | None = None):
@@ -49,23 +49,12 @@ def _judgment_table_query(campaign: Campaign, annotator_id: int | None = None):
 
 
 def _fetch_postgres(sql: str, params) -> np.ndarray:
-    """Rows as an (n, 9) float64 array via binary COPY: fixed-width rows parsed by numpy, no Python objects."""
-    fields = [("count", ">i2")]
+    """Rows as an (n, 9) float64 array via binary COPY (evaluation/services/binary_copy.py): no Python objects."""
+    columns = [(f"v{i}", "int8" if i < _INT_COLUMNS else "float8") for i in range(_COLUMNS)]
+    arrays = copy_arrays(sql, list(params), columns, jit=True)
+    table = np.empty((arrays["v0"].size, _COLUMNS))
     for i in range(_COLUMNS):
-        fields += [(f"len{i}", ">i4"), (f"v{i}", ">i8" if i < _INT_COLUMNS else ">f8")]
-    row = np.dtype(fields)
-    buffer = io.BytesIO()
-    with connection.cursor() as cursor:
-        raw = cursor.cursor
-        query = raw.mogrify(sql, params).decode()
-        raw.copy_expert(f"COPY ({query}) TO STDOUT (FORMAT binary)", buffer)
-    data = buffer.getbuffer()[_PG_COPY_HEADER:-2]  # the trailer is a 2-byte -1
-    rows = np.frombuffer(data, dtype=row)
-    if rows.size and (np.any(rows["count"] != _COLUMNS) or any(np.any(rows[f"len{i}"] != 8) for i in range(_COLUMNS))):
-        raise ValueError("unexpected row layout in the binary COPY of judgments")
-    table = np.empty((rows.size, _COLUMNS))
-    for i in range(_COLUMNS):
-        table[:, i] = rows[f"v{i}"]
+        table[:, i] = arrays[f"v{i}"]
     return table
 
 
