@@ -32,6 +32,7 @@ from ...presets import conventions_of, passes
 from ...stats.error_spans import GOOGLE, MQM_PRESETS, error_weights
 from ..base import GateVerdict, scope_campaigns
 from .presets import FAMILY
+from .storage import score_kind
 
 DEFAULT_MIN_PAIRS = 5
 DEFAULT_MAX_MISSED = 0.5
@@ -54,10 +55,6 @@ WHERE j.campaign_id = %s AND j.annotator_id = %s AND j.scores IS NOT NULL
       AND json_extract(c.value, '$.kind') = 'bad'
 ORDER BY j.id
 """
-
-
-def _is_mqm(campaign: Campaign) -> bool:
-    return bool(getattr(campaign.protocol_spec, "mqm", False))
 
 
 def _latest(key: np.ndarray) -> np.ndarray:
@@ -85,7 +82,7 @@ def _penalties(spans: list, weights) -> np.ndarray:
 def _single_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np.ndarray]:
     """ESA and MQM: (perturbed copy's value, original's value) per pair, from the worker's judgments of items that
     belong to a pair (both members carry `partner_position`)."""
-    mqm = _is_mqm(campaign)
+    mqm = score_kind(campaign) == "mqm"
     judged = Judgment.objects.filter(campaign=campaign, annotator_id=annotator_id,
                                      item__partner_position__isnull=False)
     if not mqm:
@@ -172,7 +169,7 @@ def gate(campaign: Campaign, annotator) -> GateVerdict | None:
         limit = float(options.get("gate_max_missed") or DEFAULT_MAX_MISSED)
         if n_pairs < minimum or share < limit:
             return None
-        below = "give them a larger MQM penalty than" if _is_mqm(campaign) else "score them below"
+        below = "give them a larger MQM penalty than" if score_kind(campaign) == "mqm" else "score them below"
         return GateVerdict("missed", f"missed {n_missed} of {n_pairs} perturbed copies {where} (did not {below} "
                            f"their originals): {share:.0%} ≥ {limit:.0%}", pairs=n_pairs, missed_share=share)
     test = conventions.test
