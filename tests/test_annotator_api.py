@@ -111,7 +111,9 @@ def test_seconds_are_measured_on_the_server(client, campaign):
     token = start(client, campaign, "w1")
     item = get_state(client, token)["item"]["id"]
     time.sleep(0.3)
-    state = post_answer(client, token, {"item": item, "score": 50, "seconds": 9999}).json()
+    claimed = post_answer(client, token, {"item": item, "score": 50, "seconds": 9999})  # a client cannot say
+    assert claimed.status_code == 400 and claimed.json()["error"].startswith("unexpected field 'seconds'")
+    state = post_answer(client, token, {"item": item, "score": 50}).json()
     time.sleep(0.1)
     post_answer(client, token, {"item": state["item"]["id"], "score": 50})
     first, second = Judgment.objects.order_by("item__position").values_list("seconds", flat=True)

@@ -1,11 +1,18 @@
-"""Bodies the JSON parser cannot take are a 400, never a 500 (docs/api.md §8.3)."""
+"""Bodies the annotator API must refuse with a 400 that stores nothing, never a 500 (docs/api.md §8.3): what the JSON
+parser cannot take, integers too large for a float, text no database stores, fields the answer does not have.
+Every protocol and stage meets the whole hostile corpus in tests/test_annotator_fuzz_corpus.py."""
+import json
+
 import pytest
 
-from annotation.models import Judgment
+from annotation.models import Assignment, Judgment
+from annotation.protocols import get_protocol
+from annotation.protocols.options import OptionError
 
-from .conftest import post_answer, start
+from .conftest import as_bytes, campaign_lines, post_answer, start
 
 pytestmark = pytest.mark.django_db
+HUGE = 10**400
 
 
 @pytest.mark.parametrize("body", [
@@ -18,3 +25,72 @@ def test_unparsable_bodies_are_400(client, campaign, body):
     response = post_answer(client, token, body)
     assert response.status_code == 400 and response.json() == {"error": "the body must be JSON"}
     assert Judgment.objects.count() == 0
+
+
+def refused(client, campaign, answer: dict) -> str:
+    """POST `answer` for the current item; asserts a 400 that left the HIT as it was and returns the reason."""
+    token = start(client, campaign, "w")
+    item = client.get(f"/api/hit/{token}/").json()["item"]["id"]
+    before = Assignment.objects.filter(token=token).values().get()
+    response = post_answer(client, token, json.dumps({"item": item, **answer}))
+    assert response.status_code == 400, response.content
+    assert Judgment.objects.count() == 0 and Assignment.objects.filter(token=token).values().get() == before
+    return response.json()["error"]
+
+
+@pytest.mark.parametrize("answer, reason", ids=["10**400", "-10**400", "10**20"], argvalues=[
+    ({"score": HUGE}, "'score' must lie between 0 and 100, not an integer of 401 digits"),
+    ({"score": -HUGE}, "'score' must lie between 0 and 100, not an integer of 401 digits"),
+    ({"score": 10**20}, "'score' must lie between 0 and 100, not an integer of 21 digits"),
+])
+def test_an_integer_too_large_for_a_float_is_out_of_range(client, campaign, answer, reason):
+    assert refused(client, campaign, answer) == reason
+
+
+@pytest.mark.parametrize("item", [HUGE, 2**63, 0, -1], ids=["10**400", "2**63", "0", "-1"])
+def test_an_item_that_no_row_can_have_is_400(client, campaign, item):
+    token = start(client, campaign, "w")
+    response = post_answer(client, token, json.dumps({"item": item, "score": 5}))
+    assert response.status_code == 400 and response.json()["error"].startswith("'item' must be the integer id")
+    assert Judgment.objects.count() == 0
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ({"score": 50, "note": "\ud800"}, "'note' must not contain NUL characters or lone surrogates"),
+    ({"score": 50, "\udfff": 1}, "a field name must not contain NUL characters or lone surrogates"),
+    ({"score": 50, "x": [{"y": "a\x00b"}]}, "'x/0/y' must not contain NUL characters or lone surrogates"),
+])
+def test_text_no_database_stores_is_refused_where_the_body_is_read(client, campaign, answer, reason):
+    assert refused(client, campaign, answer) == reason
+
+
+def test_an_encoded_lone_surrogate_is_refused_too(client, campaign):
+    """json.loads decodes bytes with surrogatepass, so UTF-8-encoded surrogate halves arrive as lone surrogates."""
+    token = start(client, campaign, "w")
+    item = client.get(f"/api/hit/{token}/").json()["item"]["id"]
+    response = post_answer(client, token, b'{"item": %d, "score": 5, "n": "\xed\xa0\x80"}' % item)
+    assert response.status_code == 400 and "lone surrogates" in response.json()["error"]
+    assert Judgment.objects.count() == 0
+
+
+@pytest.mark.parametrize("answer", [{"score": 50, "seconds": 12}, {"score": 50, "comment": "fine"}])
+def test_direct_assessment_refuses_fields_it_does_not_have(client, campaign, answer):
+    extra = next(k for k in answer if k != "score")
+    assert refused(client, campaign, answer) == f"unexpected field {extra!r}; the answer is {{\"item\", \"score\"}}"
+
+
+@pytest.mark.parametrize("protocol", ["pairwise-adequacy", "pairwise-fluency"])
+def test_pairwise_refuses_fields_it_does_not_have(client, protocol):
+    from annotation.services.campaign_import import import_campaign
+
+    campaign = import_campaign(as_bytes(campaign_lines(20, systems=("human", "mt"), docs=4)), name="pw",
+                               protocol=protocol, seed=5, options={"systems": ["mt", "human"]}).campaign
+    assert refused(client, campaign, {"choice": "A", "score": 50}) == \
+        "unexpected field 'score'; the answer is {\"item\", \"choice\"}"
+
+
+@pytest.mark.parametrize("value", [HUGE, -HUGE], ids=["10**400", "-10**400"])
+def test_a_float_option_given_a_huge_integer_is_out_of_range(value):
+    with pytest.raises(OptionError) as error:
+        get_protocol("adequacy").parse_options({"qc_threshold": value})
+    assert error.value.errors == [("qc_threshold", "must be at most 0.5" if value > 0 else "must be at least 0.0001")]

@@ -39,21 +39,55 @@ def is_rtl(code: str) -> bool:
     return code.split("-")[0].lower() in RTL_LANGUAGES
 
 
+#: The largest id a row can have (PostgreSQL's bigint); an `item` beyond it names no item.
+MAX_ID = 2**63 - 1
+
+
 def require_item_id(body: Any) -> int:
     if not isinstance(body, dict):
         raise JudgmentError("the body must be a JSON object")
     item = body.get("item")
-    if isinstance(item, bool) or not isinstance(item, int):
+    if isinstance(item, bool) or not isinstance(item, int) or not 0 < item <= MAX_ID:
         raise JudgmentError("'item' must be the integer id of the item shown")
     return item
 
 
-def require_number(body: dict, key: str, low: float, high: float) -> float:
+def require_only(body: dict, keys: set[str], shape: str) -> None:
+    """Refuse a field the answer does not have (the first one, by name), so a typo is not silently ignored;
+    `shape` shows the answer's fields in the message."""
+    unknown = sorted(set(body) - keys)
+    if unknown:
+        raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {shape}")
+
+
+YES_NO = {"yes": True, "no": False}
+
+
+def require_yes_no(body: dict, key: str) -> bool:
+    """`body[key]`, "yes" or "no", as a boolean (anything else, a list or an object too, is a 400)."""
     value = body.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not isinstance(value, str) or value not in YES_NO:
+        raise JudgmentError(f"'{key}' must be \"yes\" or \"no\"")
+    return YES_NO[value]
+
+
+def number_shown(value: int | float) -> str:
+    """A number for an error message: as written, or its length when it is an integer too long to show."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return f"{value:g}"
+
+
+def require_number(body: dict, key: str, low: float, high: float) -> float:
+    """`body[key]` as a float in [low, high]. The one check of every number in an answer: JSON integers have no
+    size limit, and an integer too large for a float is compared exactly (Python compares int and float without
+    converting), so it is out of range (400) rather than an overflow (500)."""
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or isinstance(value, float) and not math.isfinite(value):
         raise JudgmentError(f"'{key}' must be a number")
     if not low <= value <= high:
-        raise JudgmentError(f"'{key}' must lie between {low:g} and {high:g}, not {value:g}")
+        raise JudgmentError(f"'{key}' must lie between {low:g} and {high:g}, not {number_shown(value)}")
     return float(value)
 
 

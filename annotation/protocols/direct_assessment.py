@@ -11,7 +11,7 @@ from ..services.degradation import degrade_adequacy, degrade_fluency
 from ..services.document_builder import plan_document_hits
 from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 from . import register
-from .base import Protocol, language_name, require_item_id, require_number
+from .base import Protocol, language_name, require_item_id, require_number, require_only
 from .options import Option
 
 #: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
@@ -188,6 +188,7 @@ class DirectAssessment(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
+        require_only(body, {"item", "score"}, '{"item", "score"}')
         return {"score": require_number(body, "score", 0, 100)}
 
 

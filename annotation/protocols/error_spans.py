@@ -14,7 +14,7 @@ from ..services.error_span_builder import plan_contrastive_hits, plan_span_hits
 from ..services.hit_builder import HitPlanError
 from ..services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id, require_number
+from .base import JudgmentError, Protocol, language_name, require_item_id, require_number, require_only
 from .direct_assessment import DA_OPTIONS
 from .options import Option
 
@@ -150,10 +150,7 @@ class ErrorSpans(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "spans", "score"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is "
-                                "{\"item\", \"spans\", \"score\"}")
+        require_only(body, {"item", "spans", "score"}, '{"item", "spans", "score"}')
         spans = body.get("spans", [])
         if "score" not in body:
             raise JudgmentError("'score' is missing: give the translation a 0–100 score (spans alone are not an "
@@ -268,10 +265,7 @@ class ContrastiveEsa(ErrorSpans):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "candidates"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is "
-                                "{\"item\", \"candidates\": {\"<key>\": {\"spans\", \"score\"}}}")
+        require_only(body, {"item", "candidates"}, '{"item", "candidates": {"<key>": {"spans", "score"}}}')
         given = body.get("candidates")
         if not isinstance(given, dict) or not given:
             raise JudgmentError("'candidates' must be an object of candidate key to {\"spans\", \"score\"}")

@@ -119,8 +119,12 @@ class Option:
         return self._check_range(number)
 
     def _parse_float(self, value):
+        digits = self._digits(value, "a number")
         try:
-            number = float(self._digits(value, "a number"))
+            number = float(digits)
+        except OverflowError:  # an integer too large for a float (JSON has no limit): out of range, compared exactly
+            self._check_range(digits)
+            raise ValueError("must be a finite number") from None
         except ValueError as exc:
             raise ValueError(str(exc) if "too long" in str(exc) else "must be a number") from None
         if not math.isfinite(number):

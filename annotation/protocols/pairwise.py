@@ -6,7 +6,7 @@ import random
 
 from ..services.pairwise_builder import UNITS, crosses_over, exposure, plan_pairwise_hits
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id
+from .base import JudgmentError, Protocol, language_name, require_item_id, require_only
 from .options import Option
 
 CHOICES = ("A", "B", "tie")
@@ -123,6 +123,7 @@ class Pairwise(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
+        require_only(body, {"item", "choice"}, '{"item", "choice"}')
         choice = body.get("choice")
         if choice not in CHOICES:
             raise JudgmentError("'choice' must be \"A\", \"B\" or \"tie\"")

@@ -19,13 +19,20 @@ from decimal import Decimal
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import EXCLUDE_OWN_WORK, JudgmentError, Protocol, language_name, require_item_id
+from .base import (
+    EXCLUDE_OWN_WORK,
+    JudgmentError,
+    Protocol,
+    language_name,
+    require_item_id,
+    require_only,
+    require_yes_no,
+)
 from .options import Option
 from .ranking import RANKING_OPTIONS
 
 SENTENCES_PER_SCREEN = 10
 MAX_EDIT = 5_000
-YES_NO = {"yes": True, "no": False}
 
 _SCREENS = next(o for o in RANKING_OPTIONS if o.name == "screens_per_hit")
 EDIT_OPTIONS = (
@@ -95,17 +102,15 @@ class PostEdit(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "edits"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"edits\"}}")
+        require_only(body, {"item", "edits"}, '{"item", "edits"}')
         edits = body.get("edits")
         if not isinstance(edits, list) or not edits or len(edits) > SENTENCES_PER_SCREEN:
             raise JudgmentError(f"'edits' must be a list of 1 to {SENTENCES_PER_SCREEN} edited translations")
         for k, edit in enumerate(edits, start=1):
             if not isinstance(edit, str):
                 raise JudgmentError(f"edit {k} must be a string")
-            if len(edit) > MAX_EDIT or "\x00" in edit:
-                raise JudgmentError(f"edit {k} must be at most {MAX_EDIT} characters, without NUL characters")
+            if len(edit) > MAX_EDIT:
+                raise JudgmentError(f"edit {k} must be at most {MAX_EDIT} characters")
             if not edit.strip():
                 raise JudgmentError(f"edit {k} is empty: correct the translation rather than delete it")
         return {"answer": {"edits": [" ".join(e.split()) for e in edits]}}
@@ -154,16 +159,8 @@ class PostEditVerify(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "same_meaning", "acceptable"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is "
-                                "{\"item\", \"same_meaning\", \"acceptable\"}")
-        answer = {}
-        for key in ("same_meaning", "acceptable"):
-            if body.get(key) not in YES_NO:
-                raise JudgmentError(f"'{key}' must be \"yes\" or \"no\"")
-            answer[key] = YES_NO[body[key]]
-        return {"answer": answer}
+        require_only(body, {"item", "same_meaning", "acceptable"}, '{"item", "same_meaning", "acceptable"}')
+        return {"answer": {key: require_yes_no(body, key) for key in ("same_meaning", "acceptable")}}
 
     def hit_exposure(self, items) -> dict:
         return {"authors": sorted({i.payload["author"] for i in items})}

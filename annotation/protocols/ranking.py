@@ -7,7 +7,7 @@ import random
 
 from ..services.ranking_builder import GOLD_MODES, plan_ranking_hits
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id
+from .base import JudgmentError, Protocol, language_name, require_item_id, require_only
 from .direct_assessment import DA_OPTIONS
 from .options import Option
 
@@ -161,9 +161,7 @@ class Ranking(Protocol):
         for key, rank in ranks.items():
             if isinstance(rank, bool) or not isinstance(rank, int):
                 raise JudgmentError(f"the rank of {key[:20]!r} must be an integer")
-        unknown = sorted(set(body) - {"item", "ranks"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"ranks\"}}")
+        require_only(body, {"item", "ranks"}, '{"item", "ranks"}')
         return {"ranks": dict(ranks)}
 
     def check_answer(self, item, fields: dict) -> None:
@@ -216,12 +214,10 @@ class ConstituentAcceptance(ConstituentRanking):
             raise JudgmentError("'accept' must be an object of candidate key to \"yes\" or \"no\"")
         if len(accept) > MAX_SCREEN_SIZE:
             raise JudgmentError(f"'accept' holds {len(accept)} entries; a screen has at most {MAX_SCREEN_SIZE}")
-        wrong = [key for key, value in accept.items() if value not in ACCEPT_CODES]
+        wrong = [key for key, value in accept.items() if not isinstance(value, str) or value not in ACCEPT_CODES]
         if wrong:
             raise JudgmentError(f"the answer for {wrong[0][:20]!r} must be \"yes\" or \"no\"")
-        unknown = sorted(set(body) - {"item", "accept"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"accept\"}}")
+        require_only(body, {"item", "accept"}, '{"item", "accept"}')
         return {"ranks": {key: ACCEPT_CODES[value] for key, value in accept.items()}}
 
     def check_answer(self, item, fields: dict) -> None:

@@ -41,14 +41,21 @@ from ..services.comprehension import (  # noqa: F401  (also read as this module'
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import EXCLUDE_OWN_WORK, JudgmentError, Protocol, language_name, require_item_id
+from .base import (
+    EXCLUDE_OWN_WORK,
+    JudgmentError,
+    Protocol,
+    language_name,
+    require_item_id,
+    require_only,
+    require_yes_no,
+)
 from .options import Option
 
 QUESTIONS_PER_ARTICLE = 3
 MAX_QUESTION = 500
 MAX_SAMPLE_ANSWER = 300
 MAX_ANSWER = 1_000
-YES_NO = {"yes": True, "no": False}
 
 OPTIONS = (
     Option("articles_per_hit", "int", 1, "Articles per question-writing HIT (each writer writes three questions "
@@ -82,18 +89,12 @@ def _normal(text: str) -> str:
 def _text(value, what: str, cap: int, *, empty_ok: bool = False) -> str:
     if not isinstance(value, str):
         raise JudgmentError(f"{what} must be a string")
-    if len(value) > cap or "\x00" in value:
-        raise JudgmentError(f"{what} must be at most {cap} characters, without NUL characters")
+    if len(value) > cap:
+        raise JudgmentError(f"{what} must be at most {cap} characters")
     value = _normal(value)
     if not value and not empty_ok:
         raise JudgmentError(f"{what} is empty")
     return value
-
-
-def _only(body: dict, keys: set[str], shape: str) -> None:
-    unknown = sorted(set(body) - keys)
-    if unknown:
-        raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {shape}")
 
 
 class ReadingComprehension(Protocol):
@@ -138,7 +139,7 @@ class ReadingComprehension(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        _only(body, {"item", "questions"}, '{"item", "questions": [{"question", "answer"}, ×3]}')
+        require_only(body, {"item", "questions"}, '{"item", "questions": [{"question", "answer"}, ×3]}')
         questions = body.get("questions")
         if not isinstance(questions, list) or len(questions) != QUESTIONS_PER_ARTICLE:
             raise JudgmentError(f"'questions' must be a list of {QUESTIONS_PER_ARTICLE} questions, each "
@@ -241,13 +242,12 @@ class ReadingComprehensionVote(_Stage):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        _only(body, {"item", "good", "redundant_with"}, '{"item", "good", "redundant_with"}')
-        if body.get("good") not in YES_NO:
-            raise JudgmentError("'good' must be \"yes\" or \"no\"")
+        require_only(body, {"item", "good", "redundant_with"}, '{"item", "good", "redundant_with"}')
+        good = require_yes_no(body, "good")
         redundant = body.get("redundant_with")
         if redundant is not None and (not isinstance(redundant, str) or len(redundant) > 40):
             raise JudgmentError("'redundant_with' must be the id of another question of the article, or null")
-        return {"answer": {"good": YES_NO[body["good"]], "redundant_with": redundant}}
+        return {"answer": {"good": good, "redundant_with": redundant}}
 
     def check_answer(self, item, fields: dict) -> None:
         from ..models import HitItem
@@ -309,7 +309,7 @@ class ReadingComprehensionAnswer(_Stage):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        _only(body, {"item", "answers"}, '{"item", "answers": {"<question id>": "..."}}')
+        require_only(body, {"item", "answers"}, '{"item", "answers": {"<question id>": "..."}}')
         answers = body.get("answers")
         if not isinstance(answers, dict) or not answers or len(answers) > 50:
             raise JudgmentError("'answers' must be an object: {\"<question id>\": \"your answer\"}")
@@ -390,10 +390,8 @@ class ReadingComprehensionGrade(_Stage):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        _only(body, {"item", "correct"}, '{"item", "correct"}')
-        if body.get("correct") not in YES_NO:
-            raise JudgmentError("'correct' must be \"yes\" or \"no\"")
-        return {"answer": {"correct": YES_NO[body["correct"]]}}
+        require_only(body, {"item", "correct"}, '{"item", "correct"}')
+        return {"answer": {"correct": require_yes_no(body, "correct")}}
 
     def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
         """One item per non-empty answer of a finished answer HIT not yet graded; full HITs of `hit_size` items,

@@ -21,7 +21,6 @@ family's.
 """
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from decimal import Decimal
@@ -29,7 +28,7 @@ from decimal import Decimal
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id
+from .base import JudgmentError, Protocol, language_name, require_item_id, require_number, require_only
 from .options import Option
 from .post_edit import EDIT_OPTIONS
 from .ranking import RANKING_OPTIONS
@@ -78,15 +77,15 @@ def _background(value) -> dict:
     out = {}
     for key in ("native_language", "country"):
         text = value.get(key)
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_BACKGROUND_TEXT or "\x00" in text:
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_BACKGROUND_TEXT:
             raise JudgmentError(f"background '{key}' must be a non-empty text of at most {MAX_BACKGROUND_TEXT} "
                                 "characters")
         out[key] = normal(text)
-    years = value.get("target_language_years")
-    if isinstance(years, bool) or not isinstance(years, (int, float)) or not math.isfinite(years) \
-            or not 0 <= years <= 100:
-        raise JudgmentError("background 'target_language_years' must be a number of years from 0 to 100")
-    out["target_language_years"] = int(years) if float(years).is_integer() else float(years)
+    try:
+        years = require_number(value, "target_language_years", 0, 100)
+    except JudgmentError:
+        raise JudgmentError("background 'target_language_years' must be a number of years from 0 to 100") from None
+    out["target_language_years"] = int(years) if years.is_integer() else years
     return out
 
 
@@ -136,17 +135,14 @@ class ReferenceTranslation(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "translations", "pasted", "background"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"translations\", "
-                                "\"pasted\", \"background\"}")
+        require_only(body, {"item", "translations", "pasted", "background"},
+                     '{"item", "translations", "pasted", "background"}')
         translations = _string_list(body, "translations", "translations")
         for k, text in enumerate(translations, start=1):
             if not isinstance(text, str):
                 raise JudgmentError(f"translation {k} must be a string")
-            if len(text) > MAX_TRANSLATION or "\x00" in text:
-                raise JudgmentError(f"translation {k} must be at most {MAX_TRANSLATION} characters, without NUL "
-                                    "characters")
+            if len(text) > MAX_TRANSLATION:
+                raise JudgmentError(f"translation {k} must be at most {MAX_TRANSLATION} characters")
             if not text.strip():
                 raise JudgmentError(f"translation {k} is empty: translate every sentence")
         pasted = body.get("pasted")
@@ -208,9 +204,7 @@ class ReferenceTranslationDetect(Protocol):
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        unknown = sorted(set(body) - {"item", "machine"})
-        if unknown:
-            raise JudgmentError(f"unexpected field {unknown[0][:40]!r}; the answer is {{\"item\", \"machine\"}}")
+        require_only(body, {"item", "machine"}, '{"item", "machine"}')
         machine = body.get("machine")
         if not isinstance(machine, list) or len(machine) > MAX_CANDIDATES \
                 or not all(isinstance(k, str) and 0 < len(k) <= 16 for k in machine):

@@ -16,8 +16,10 @@ HIT keeps answering its done state (its completion code is never withheld).
 """
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -27,6 +29,7 @@ from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import assignment_completed, judgments_recorded
 from . import judging_sql
+from .campaign_import import unstorable
 from .judging_sql import Snapshot
 
 
@@ -62,6 +65,40 @@ class Conflict(Exception):
 class Answer:
     status: int
     state: dict
+
+
+def unstorable_text(body: Any) -> str | None:
+    """What in a parsed body holds a text no database stores (a NUL character or a lone surrogate), for the
+    message: 'edits/2' for a value, "a field name" for a key; None when nothing does. Iterative: the parser's
+    nesting limit is its own, not this walk's."""
+    stack = [(body, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if unstorable(value):
+                return repr(where[:60]) if where else "the body"
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                if unstorable(key):
+                    return f"a field name in {where[:60]!r}" if where else "a field name"
+                stack.append((child, f"{where}/{key}" if where else key))
+        elif isinstance(value, list):
+            stack.extend((child, f"{where}/{k}" if where else str(k)) for k, child in enumerate(value))
+    return None
+
+
+def parse_body(raw: bytes) -> Any:
+    """An annotator's POST body, parsed: the one place every answer is read, so every protocol gets the same
+    refusals (JudgmentError, 400) of what is not JSON (nor UTF-8, or nests or counts past the parser) and of
+    text no database stores (NUL, lone surrogates: PostgreSQL refuses both), in values and field names alike."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON or not UTF-8; also a too-long integer, too deep a nesting
+        raise JudgmentError("the body must be JSON") from None
+    where = unstorable_text(body)
+    if where is not None:
+        raise JudgmentError(f"{where} must not contain NUL characters or lone surrogates")
+    return body
 
 
 def load(token: str) -> Snapshot | None:
@@ -211,5 +248,5 @@ def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
     return Answer(201, state_of(snapshot))
 
 
-__all__ = ["Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "load", "serve", "state_of",
-           "submit"]
+__all__ = ["Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "load", "parse_body", "serve",
+           "state_of", "submit"]

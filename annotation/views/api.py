@@ -3,8 +3,6 @@
 Plain Django views rather than DRF: this is the hot path, and the token in the URL is the
 only credential (no cookies are involved, so there is nothing for CSRF to protect).
 """
-import json
-
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -44,11 +42,7 @@ def hit_state(request, token: str):
     if len(request.body) > MAX_BODY:
         return _error(400, "the body is too large")
     try:
-        body = json.loads(request.body)
-    except (ValueError, RecursionError):  # not JSON or not UTF-8; also a too-long integer, too deep a nesting
-        return _error(400, "the body must be JSON")
-    try:
-        answer = judging.submit(token, body)
+        answer = judging.submit(token, judging.parse_body(request.body))
     except judging.JudgmentError as exc:
         return _error(400, str(exc))
     except judging.Conflict as exc:
