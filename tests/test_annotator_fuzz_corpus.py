@@ -140,11 +140,12 @@ def live_hit(name: str):
 # Mutations of a valid body --------------------------------------------------------------------------------------
 
 def paths(value, prefix=()):
-    """Every path into `value` (dict keys and list indices), the root excluded."""
+    """Every path into `value` (dict keys, and a list's first entry: the others are checked alike), the root
+    excluded."""
     if isinstance(value, dict):
         children = value.items()
     elif isinstance(value, list):
-        children = enumerate(value)
+        children = enumerate(value[:1])
     else:
         return
     for key, child in children:
@@ -261,5 +262,5 @@ def test_hostile_bodies_get_4xx_and_change_nothing(name, django_capture_on_commi
     assert Judgment.objects.count() == before[0] + 1
     # the same hostile bodies as replays of the item just stored: refused, nothing stored twice
     after = snapshot(assignment)
-    replays = [(what, post_answer(client, token, encode(body)).status_code) for what, body in corpus(valid)[:40]]
+    replays = [(what, post_answer(client, token, encode(body)).status_code) for what, body in corpus(valid)[::4]]
     assert [r for r in replays if not 400 <= r[1] < 500] == [] and snapshot(assignment) == after
