@@ -434,6 +434,23 @@ class StudyAdmin(OwnedAdmin):
     def get_queryset(self, request):
         return visible_studies(request.user, super().get_queryset(request))
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """A name its owner already gives another study is refused on the form: for a researcher the owner is not
+        a field of it, so Django would not check the per-owner unique name and the save would fail."""
+        form = super().get_form(request, obj, change, **kwargs)
+        owner = obj.owner if obj is not None else request.user
+
+        class StudyForm(form):
+            def clean(self):
+                data = super().clean()
+                name = data.get("name")
+                if ("owner" not in self.fields and name
+                        and Study.objects.filter(name=name, owner=owner).exclude(pk=self.instance.pk).exists()):
+                    self.add_error("name", f"Its owner already has a study named {name!r}.")
+                return data
+
+        return StudyForm
+
     def save_model(self, request, obj, form, change):
         if not change and obj.owner_id is None:
             obj.owner = request.user
