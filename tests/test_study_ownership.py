@@ -22,6 +22,7 @@ from annotation.services.judgment_import import import_judgments
 from evaluation.families.base import scope_campaigns
 
 from .conftest import as_bytes, campaign_lines
+from .test_error_span_import import esa_file
 from .test_results_pages import WMT_HEADER
 
 pytestmark = pytest.mark.django_db
@@ -99,20 +100,22 @@ def test_another_researchers_study_name_gives_them_a_study_of_their_own():
     before = shared_row(workers_before)
     assert before["reliable"] is True and before["pairs"] == 4 and before["p_value"] < 1e-4
 
-    theirs = import_by_api(api2, "r2", R2_PAIRS)  # the same study name: r2 gets a study of their own
+    theirs = import_by_api(api2, "r2", R2_PAIRS)  # the same study name (201)
+    # r1's results are r1's alone after both recompute; r2's shared worker is judged on r2's 6 pairs only.
+    their_workers, _ = results(api2, theirs)
+    assert (shared_row(their_workers)["pairs"], shared_row(their_workers)["reliable"]) == (6, False)
+    workers_after, systems_after = results(api1, mine)
+    assert shared_row(workers_after) == before
+    assert workers_after == workers_before and systems_after == systems_before
+    pooled = sps.ttest_1samp([b - o for o, b in R1_PAIRS + R2_PAIRS], 0, alternative="less").pvalue
+    assert pooled > 0.05 and shared_row(workers_after)["p_value"] != pytest.approx(pooled)  # what the attack did
+
+    # Because r2 got a study of their own, of the same name, that r2 cannot see into r1's.
     mine_study, their_study = (Campaign.objects.get(slug=s).study for s in (mine, theirs))
     assert mine_study != their_study and their_study.name == mine_study.name == STUDY
     assert (mine_study.owner, their_study.owner) == (r1, r2)
     assert list(mine_study.campaigns.values_list("slug", flat=True)) == [mine]
     assert api2.get(f"/api/studies/{mine_study.slug}/").status_code == 404
-
-    # r1's results are r1's alone after both recompute; r2's shared worker is judged on r2's 6 pairs only.
-    their_workers, _ = results(api2, theirs)
-    assert (shared_row(their_workers)["pairs"], shared_row(their_workers)["reliable"]) == (6, False)
-    workers_after, systems_after = results(api1, mine)
-    assert workers_after == workers_before and systems_after == systems_before
-    pooled = sps.ttest_1samp([b - o for o, b in R1_PAIRS + R2_PAIRS], 0, alternative="less").pvalue
-    assert pooled > 0.05 and shared_row(workers_after)["p_value"] != pytest.approx(pooled)  # what the attack did
 
 
 def test_a_study_shared_with_the_importer_is_joined_and_pooled():
@@ -168,8 +171,9 @@ def test_the_command_line_and_the_admin_resolve_the_study_by_owner(tmp_path, cli
         "file": upload, "name": "Admin", "protocol": "adequacy", "source_language": "de", "target_language": "en",
         "redundancy": 1, "hit_size": 100, "seed": 3, "study": STUDY})
     assert response.status_code == 302, response.content.decode()[:2000]
+    import_judgments(esa_file(), fmt="esa-jsonl", name="ESA", study=STUDY, owner=r2)  # error-span imports too
     mine = Study.objects.get(name=STUDY, owner=r2)
-    assert sorted(mine.campaigns.values_list("name", flat=True)) == ["Admin", "CLI", "CLI judged"]
+    assert sorted(mine.campaigns.values_list("name", flat=True)) == ["Admin", "CLI", "CLI judged", "ESA"]
     assert list(theirs.study.campaigns.all()) == [theirs]
     # Without --owner the command line's study is an ownerless one, not r1's either.
     out = io.StringIO()
