@@ -46,8 +46,8 @@ class Study(models.Model):
     @classmethod
     def resolve(cls, name: str, owner) -> "Study":
         """The study `owner` (a user, or None for an ownerless import) means by `name`: their own study of that
-        name; else the one study of that name shared with them (or the study shared with them whose slug is
-        `name`); else a new study of theirs. Never a study the importer may not see: another owner's study of
+        name; else the one study of that name shared with them; else their own or a shared study whose slug is
+        `name`; else a new study of theirs. Never a study the importer may not see: another owner's study of
         the same name is not joined. Several shared studies of that name raise StudyNameError."""
         study = cls._owned(name, owner)
         if study is not None:
@@ -60,7 +60,8 @@ class Study(models.Model):
                     f"{', '.join(s.slug for s in shared)}): give the slug of the one to join")
             if shared:
                 return shared[0]
-            by_slug = cls.shared_with_user(owner).filter(slug=name).first()
+            by_slug = (cls.objects.filter(slug=name, owner=owner).first()
+                       or cls.shared_with_user(owner).filter(slug=name).first())
             if by_slug is not None:
                 return by_slug
         return cls._create(name, owner)

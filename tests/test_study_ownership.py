@@ -11,7 +11,8 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -243,3 +244,40 @@ def test_a_campaign_outside_the_studys_sharing_is_not_pooled():
     mine.study.shared_with.remove(r2)
     assert [c.pk for c in scope_campaigns(mine, "study")] == [mine.pk, also_mine.pk]
     assert [c.pk for c in scope_campaigns(theirs, "study")] == [theirs.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migrations_split_a_mixed_study_on_a_database_of_the_old_schema():
+    """Django's migration executor: back to 0014 (names globally unique), one study of r1 holding an r2 campaign,
+    forward again: r2's campaign is in an r2 study of the same name, and a second r1 study of that name is
+    refused by the per-owner constraint 0016 adds."""
+    before, after = [("annotation", "0014_hit_batch")], MigrationExecutor(connection).loader.graph.leaf_nodes()
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    OldUser, OldStudy, OldCampaign = (old.get_model(*m) for m in (("auth", "User"), ("annotation", "Study"),
+                                                                  ("annotation", "Campaign")))
+    r1, r2 = (OldUser.objects.create(username=name, is_staff=True) for name in ("r1", "r2"))
+    study = OldStudy.objects.create(name=STUDY, slug="r1-study", owner_id=r1.pk)
+    mine, theirs = (OldCampaign.objects.create(name=n, slug=n, protocol="adequacy", owner_id=u.pk, study_id=study.pk)
+                    for n, u in (("mine", r1), ("theirs", r2)))
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    moved = Campaign.objects.select_related("study__owner").get(pk=theirs.pk).study
+    assert (moved.name, moved.owner.username, moved.slug) == (STUDY, "r2", "r1-study-2")
+    assert Campaign.objects.get(pk=mine.pk).study_id == study.pk
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Study.objects.create(name=STUDY, slug="again", owner_id=r1.pk)
+
+
+def test_a_slug_names_the_importers_own_study_but_never_another_researchers():
+    r1, r2 = researcher("r1"), researcher("r2")
+    theirs = import_judgments(wmt_file("r1", R1_PAIRS), fmt="wmt-da", name="R1's", study=STUDY, owner=r1).campaign
+    mine = import_judgments(wmt_file("r2", R2_PAIRS), fmt="wmt-da", name="Mine", study="WMT 24", owner=r2).campaign
+    again = import_judgments(wmt_file("r2b", R2_PAIRS), fmt="wmt-da", name="Again", study=mine.study.slug,
+                             owner=r2).campaign
+    by_their_slug = import_judgments(wmt_file("r2c", R2_PAIRS), fmt="wmt-da", name="Not theirs",
+                                     study=theirs.study.slug, owner=r2).campaign
+    assert again.study == mine.study and mine.study.slug == "wmt-24"
+    assert by_their_slug.study.owner == r2 and by_their_slug.study.name == theirs.study.slug
+    assert list(theirs.study.campaigns.all()) == [theirs]
