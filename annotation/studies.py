@@ -44,6 +44,14 @@ class Study(models.Model):
             owner=user).distinct()
 
     @classmethod
+    def joinable_by(cls, owner) -> models.QuerySet:
+        """The studies campaigns of `owner` may join (and be pooled in): their own and those shared with them;
+        for None (an ownerless campaign), the ownerless studies."""
+        if owner is None:
+            return cls.objects.filter(owner__isnull=True)
+        return cls.objects.filter(Q(owner=owner) | Q(pk__in=cls.shared_with_user(owner).values("pk")))
+
+    @classmethod
     def resolve(cls, name: str, owner) -> "Study":
         """The study `owner` (a user, or None for an ownerless import) means by `name`: their own study of that
         name; else the one study of that name shared with them; else their own or a shared study whose slug is

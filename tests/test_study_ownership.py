@@ -5,6 +5,7 @@ migration that splits the studies already mixing owners; the campaigns a study p
 import importlib
 import io
 import json
+import re
 
 import pytest
 from django.apps import apps
@@ -281,3 +282,27 @@ def test_a_slug_names_the_importers_own_study_but_never_another_researchers():
     assert again.study == mine.study and mine.study.slug == "wmt-24"
     assert by_their_slug.study.owner == r2 and by_their_slug.study.name == theirs.study.slug
     assert list(theirs.study.campaigns.all()) == [theirs]
+
+
+def study_choices(client, campaign) -> set[int]:
+    """The studies offered on the admin's change page of `campaign`."""
+    page = client.get(f"/admin/annotation/campaign/{campaign.pk}/change/").content.decode()
+    select = re.search(r'<select name="study".*?</select>', page, re.S).group(0)
+    return {int(pk) for pk in re.findall(r'<option value="(\d+)"', select)}
+
+
+def test_the_admin_offers_only_studies_the_campaigns_owner_may_join():
+    r1, r2 = researcher("r1"), researcher("r2")
+    r2.user_permissions.add(*Permission.objects.filter(codename__in=("view_campaign", "change_campaign")))
+    root = User.objects.create_superuser("root", password="pw")
+    r1_study = import_judgments(wmt_file("r1", R1_PAIRS), fmt="wmt-da", name="R1's", study=STUDY,
+                                owner=r1).campaign.study
+    theirs = import_judgments(wmt_file("r2", R2_PAIRS), fmt="wmt-da", name="R2's", owner=r2).campaign
+    r2_study = import_judgments(wmt_file("r2b", R2_PAIRS), fmt="wmt-da", name="R2's other", study="Own",
+                                owner=r2).campaign.study
+    for user in (r2, root):
+        client = Client()
+        client.force_login(user)
+        assert study_choices(client, theirs) == {r2_study.pk}
+    r1_study.shared_with.add(r2)
+    assert study_choices(client, theirs) == {r2_study.pk, r1_study.pk}
