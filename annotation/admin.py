@@ -150,12 +150,15 @@ class CampaignAdmin(OwnedAdmin):
         return super().get_form(request, obj, change, **kwargs)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        """The study: one the user may see (or the one the campaign is in already)."""
-        if db_field.name == "study" and not is_superuser(request.user):
+        """The study: one the campaign's owner may join (theirs, or shared with them) that the user may see, or the
+        one the campaign is in already; never another researcher's study (docs/api.md §6.1, "Whose studies")."""
+        if db_field.name == "study":
             campaign = getattr(request, "admin_campaign", None)
             current = [campaign.study_id] if campaign is not None and campaign.study_id else []
-            kwargs["queryset"] = Study.objects.filter(Q(pk__in=visible_studies(request.user).values("pk"))
-                                                      | Q(pk__in=current))
+            choices = Study.joinable_by(campaign.owner if campaign is not None else request.user)
+            if not is_superuser(request.user):
+                choices = choices.filter(pk__in=visible_studies(request.user).values("pk"))
+            kwargs["queryset"] = Study.objects.filter(Q(pk__in=choices.values("pk")) | Q(pk__in=current))
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
@@ -433,6 +436,23 @@ class StudyAdmin(OwnedAdmin):
 
     def get_queryset(self, request):
         return visible_studies(request.user, super().get_queryset(request))
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """A name its owner already gives another study is refused on the form: for a researcher the owner is not
+        a field of it, so Django would not check the per-owner unique name and the save would fail."""
+        form = super().get_form(request, obj, change, **kwargs)
+        owner = obj.owner if obj is not None else request.user
+
+        class StudyForm(form):
+            def clean(self):
+                data = super().clean()
+                name = data.get("name")
+                if ("owner" not in self.fields and name
+                        and Study.objects.filter(name=name, owner=owner).exclude(pk=self.instance.pk).exists()):
+                    self.add_error("name", f"Its owner already has a study named {name!r}.")
+                return data
+
+        return StudyForm
 
     def save_model(self, request, obj, form, change):
         if not change and obj.owner_id is None:

@@ -19,6 +19,7 @@ from django.db.models import Q
 
 from .protocols import protocol_choices
 from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
+from .studies import Study, StudyNameError  # noqa: F401  (a model of this app, defined there)
 
 #: Where Mechanical Turk's `turkSubmitTo` may point (production and sandbox); a start link naming anything else
 #: is not believed, so a completion URL never sends a worker's code to a host the researcher did not choose.
@@ -33,41 +34,6 @@ def validate_completion_url(value: str) -> None:
 
 def new_secret():
     return secrets.token_hex(32)
-
-
-class Study(models.Model):
-    """Campaigns judged by the same crowd (one WMT year, say): a worker's reliability is tested over their
-    quality-control pairs in all of the study's campaigns, and that verdict holds in each (docs/methods.md §4)."""
-
-    name = models.CharField(max_length=200, unique=True)
-    slug = models.SlugField(max_length=220, unique=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                              related_name="owned_studies")
-    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies")
-    shared_with_groups = models.ManyToManyField(Group, blank=True, related_name="shared_studies")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["name"]
-        verbose_name_plural = "studies"
-
-    def __str__(self):
-        return self.name
-
-    @classmethod
-    def named(cls, name: str) -> "Study":
-        """The study called `name`, created on first use."""
-        from django.utils.text import slugify
-
-        study = cls.objects.filter(name=name).first()
-        if study is None:
-            base = slugify(name)[:200] or "study"
-            slug, n = base, 1
-            while cls.objects.filter(slug=slug).exists():
-                n += 1
-                slug = f"{base}-{n}"
-            study = cls.objects.create(name=name, slug=slug)
-        return study
 
 
 class Campaign(models.Model):

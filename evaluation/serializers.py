@@ -95,7 +95,8 @@ class JudgmentImportSerializer(serializers.Serializer):
     protocol = serializers.CharField(required=False)
     systems = serializers.CharField(required=False, help_text="pairwise-csv: the two systems compared, 'A,B'.")
     study = serializers.CharField(required=False, max_length=200,
-                                  help_text="The study the campaign belongs to (created if new).")
+                                  help_text="The study the campaign belongs to: your own of that name, or one shared "
+                                            "with you, else a new one of yours.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -263,12 +263,14 @@ def test_the_api_importer_owns_the_campaign_and_the_study(api, researcher):
     assert api.get("/api/studies/my-study/").status_code == 200
 
 
-def test_joining_a_study_keeps_its_owner(researcher):
+def test_joining_a_shared_study_keeps_its_owner(researcher):
     first = User.objects.create_user("first", is_staff=True)
     import_judgments(da_lines(careful=1, clickers=0, segments=4), fmt="wmt-da", name="A", study="S", owner=first)
+    Study.objects.get(name="S").shared_with.add(researcher)
     import_judgments(da_lines(careful=1, clickers=0, segments=4), fmt="wmt-da", name="B", study="S",
                      owner=researcher)
     assert Study.objects.get(name="S").owner == first
+    assert Study.objects.get(name="S").campaigns.count() == 2
 
 
 def test_the_admin_importer_owns_the_campaign(client, researcher):
@@ -312,10 +314,13 @@ def test_a_study_shows_only_the_campaigns_its_reader_may_see(researcher):
     colleague = User.objects.create_user("colleague", is_staff=True)
     mine = import_judgments(da_lines(careful=2, clickers=0, segments=4, worker_prefix="a"), fmt="wmt-da",
                             name="Mine", study="Shared study", owner=researcher).campaign
+    study = Study.objects.get(name="Shared study")
+    study.shared_with.add(colleague)  # the colleague may join it (tests/test_study_ownership.py), then it's unshared
     theirs = import_judgments(da_lines(careful=2, clickers=0, segments=4, worker_prefix="b"), fmt="wmt-da",
                               name="Theirs", study="Shared study", owner=colleague).campaign
+    study.shared_with.remove(colleague)
+    assert theirs.study == study
     compute_results(mine)
-    study = Study.objects.get(name="Shared study")
     client = Client()
     client.force_login(researcher)
     overview = client.get("/api/studies/shared-study/").json()

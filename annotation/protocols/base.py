@@ -168,7 +168,8 @@ COMMON_OPTIONS = (
            "'<campaign slug>:<worker id>' keyed with the campaign's entry secret>; a missing or wrong one is refused "
            "(403). Make the links with `manage.py sign_entry_link SLUG WORKER_ID` (docs/api.md §8.1)."),
     Option("study", "str", None, "The study (a group of campaigns judged by the same crowd) this campaign belongs "
-           "to; created if new. Workers' reliability is then tested over all of the study's campaigns.",
+           "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
+           "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",
            max_length=200),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),

@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from ..models import Campaign, Document, Hit, HitItem, Segment, Study, System, SystemOutput
+from ..models import Campaign, Document, Hit, HitItem, Segment, Study, StudyNameError, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
@@ -448,19 +448,17 @@ def unique_slug(name: str) -> str:
 
 
 def study_named(study: str | Study | None, owner=None) -> Study | None:
-    """The study a campaign joins: a `Study`, or one named so (created on first use, owned by `owner`); None
-    for none."""
+    """The study a campaign of `owner` joins: a `Study`, or the one `Study.resolve` gives for a name (the owner's
+    own, or one shared with them, or a new one of theirs; never another researcher's); None for none. Every
+    import front-end (API, admin, command line, background jobs, judgment imports) comes through here."""
     if isinstance(study, str):
         name = study.strip()
         if not name:
             return None
-        existing = Study.objects.filter(name=name).first()
-        if existing is not None:
-            return existing
-        study = Study.named(name)
-        if owner is not None:
-            Study.objects.filter(pk=study.pk, owner__isnull=True).update(owner=owner)
-            study.owner = owner
+        try:
+            return Study.resolve(name, owner)
+        except StudyNameError as exc:
+            raise CampaignFileError([(0, f"study: {exc}")]) from None
     return study
 
 

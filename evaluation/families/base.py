@@ -46,15 +46,18 @@ class GateVerdict:
 
 def scope_campaigns(campaign, scope: str) -> list:
     """The campaigns a worker's reliability is judged over: the campaign itself, or with scope "study" every campaign
-    of its study in the same family (`reliability_scope`, docs/methods.md §4; the live gate, §12.1)."""
-    from annotation.models import Campaign
-
+    of its study in the same family (`reliability_scope`, docs/methods.md §4; the live gate, §12.1). Only the
+    study's members are pooled (`Study.members`: its owner's campaigns and those of researchers it is shared
+    with), never another owner's campaign by worker id; a campaign that is not a member is judged alone."""
     from . import family_of
 
     if scope != "study" or campaign.study_id is None:
         return [campaign]
+    members = list(campaign.study.members().order_by("pk"))
+    if all(c.pk != campaign.pk for c in members):
+        return [campaign]
     family = family_of(campaign)
-    return [c for c in Campaign.objects.filter(study_id=campaign.study_id).order_by("pk") if family_of(c) is family]
+    return [c for c in members if family_of(c) is family]
 
 
 class Family:

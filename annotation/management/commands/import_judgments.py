@@ -23,7 +23,8 @@ class Command(BaseCommand):
         parser.add_argument("--systems", help="pairwise-csv: the two systems compared, A,B.")
         for name, text in FORMAT_TEXT_OPTIONS.items():
             parser.add_argument(f"--{name}", help=text)
-        parser.add_argument("--study", help="The study the campaign belongs to (created if new): workers' "
+        parser.add_argument("--study", help="The study the campaign belongs to (the owner's of that name, or one "
+                                            "shared with them, else a new one of theirs): workers' "
                                             "reliability is tested over all of its campaigns.")
         parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)
 
