@@ -163,7 +163,8 @@ JUDGMENT_SPECS = {
 
 CAMPAIGN_SPECS = [
     Spec("campaign", None, json_lines(_campaign()), protocol="adequacy", header=False,
-         texts=["source", "reference", "systems.sys-A", "doc_id", "domain", "gold"], numbers=["seg_id", "doc_id"]),
+         texts=["source", "reference", "systems.sys-A", "doc_id", "domain", "gold"],
+         numbers=["seg_id", "doc_id", "tutorial"]),
     Spec("campaign-error-spans", None, json_lines(_campaign(
         error_spans={"sys-A": [{"start": 0, "end": 3, "severity": "minor"}]})), protocol="esa", header=False,
          texts=["error_spans.sys-A.0.severity"],
