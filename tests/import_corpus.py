@@ -128,36 +128,39 @@ JUDGMENT_SPECS = {
     "wmt-da": [Spec(
         "wmt-da", "wmt-da", delimited(WMT_DA, [
             "H1 w1 de en 1 1 sysA 1 SYSTEM 4 60 10".split(), "H1 w1 de en 1 1 sysA 1 BAD_REF 4 20 10".split()], " "),
-        texts=["WorkerId", "HITId", "sys_id"], numbers=["sid", "score", "time"], delimiter=(" ", ","))],
+        texts=["WorkerId", "HITId", "sys_id", "Input.src", "Input.trg", "type"], numbers=["sid", "score", "time"],
+        delimiter=(" ", ","))],
     "pairwise-csv": [Spec(
         "pairwise-csv", "pairwise-csv", delimited(PAIRWISE, [
             "r1,adequacy,sentence,s-1,A,".split(","), "r2,adequacy,sentence,s-2,tie,".split(",")], ","),
-        texts=["rater", "item"], numbers=[], delimiter=(",", ";"),
+        texts=["rater", "item", "criterion", "unit", "choice", "spam"], numbers=[], delimiter=(",", ";"),
         service={"systems": ["A", "B"]}, form={"systems": "A,B"}, flags=["--systems", "A,B"])],
     "wmt-rank": [
         Spec("wmt-rank-wmt08", "wmt-rank", delimited(WMT08, [
             "Europarl de-en,RANK,10,judge1,45,uedin,1,,limsi,2,".split(","),
             "Europarl de-en,RANK,11,judge2,30,uedin,2,,limsi,1,".split(",")], ","),
-            texts=["ANNOTATOR_ID", "TASK", "SYSTEM_0"], numbers=["ITEM_ID", "TIME", "SCORE_0_A"],
+            texts=["ANNOTATOR_ID", "TASK", "SYSTEM_0", "TYPE"], numbers=["ITEM_ID", "TIME", "SCORE_0_A"],
             delimiter=(",", ";")),
         Spec("wmt-rank-wmt09", "wmt-rank", delimited(None, [
             "Europarl de-en\tRANK\t10\tjudge1\t45\tuedin\t1\t\tlimsi\t2\t".split("\t"),
             "Europarl de-en\tRANK\t11\tjudge2\t30\tuedin\t2\t\tlimsi\t1\t".split("\t")], "\t"),
-            texts=["3", "5"], numbers=["2", "4", "6"], header=False, delimiter=("\t", ";")),
+            texts=["3", "5", "0", "1"], numbers=["2", "4", "6"], header=False, delimiter=("\t", ";")),
         Spec("wmt-rank-wmt10", "wmt-rank", delimited(WMT10, [
             "de,en,12,doc-a,3,j7,11,dfki,2,12,_ref,1".split(","),
             "de,en,13,doc-a,4,j8,11,dfki,1,12,_ref,2".split(",")], ","),
-            texts=["judgeId", "documentId", "system1Id"], numbers=["srcIndex", "system1rank"],
+            texts=["judgeId", "documentId", "system1Id", "srclang", "trglang", "segmentId"],
+            numbers=["srcIndex", "system1rank"],
             delimiter=(",", ";")),
     ],
     "mqm-tsv": [Spec(
         "mqm-tsv", "mqm-tsv", delimited(MQM, [
             "sysA\td1\t1\t101\tr1\tDas ist gut.\tThat <v>is</v> good.\tAccuracy\tMajor".split("\t"),
             "sysB\td1\t1\t101\tr1\tDas ist gut.\tThis <v>is</v> good.\tFluency\tMinor".split("\t")], "\t"),
-        texts=["rater", "system", "source", "category"], numbers=["doc_id", "seg_id"], delimiter=("\t", ","))],
+        texts=["rater", "system", "source", "category", "doc", "target", "severity"], numbers=["doc_id", "seg_id"],
+        delimiter=("\t", ","))],
     "esa-jsonl": [Spec(
         "esa-jsonl", "esa-jsonl", json_lines([_esa("sysA"), _esa("sysB")]),
-        texts=["rater", "system", "doc_id", "target"],
+        texts=["rater", "system", "doc_id", "target", "source", "domain", "spans.0.severity"],
         numbers=["seg_id", "score", "spans.0.start", "spans.0.end"], header=False)],
 }
 
@@ -193,18 +196,18 @@ NUMBERS = {"huge-int": Raw(b"9" * 400), "nan": Raw(b"NaN"), "infinity": Raw(b"In
 
 
 def cases(spec: Spec, every_field: bool = True) -> list[Case]:
-    """The hostile variants of `spec`'s valid file; without `every_field`, the long text only in the first text
-    field and the non-finite numbers only in the first numeric field (the huge integer stays in every one)."""
+    """The hostile variants of `spec`'s valid file; without `every_field`, the long text and NUL only in the first
+    text field and the non-finite numbers only in the first numeric field (the huge integer stays in every one)."""
     good = spec.render({})
     found = []
     for name in spec.texts if every_field else spec.texts[:1]:
         found.append(Case(f"field-128k-{name}", spec.render({name: "x" * (130 * KB)}), HOSTILE_LINE))
+        found.append(Case(f"nul-{name}", spec.render({name: "a\x00b"}), HOSTILE_LINE))
     if spec.texts:
         first = spec.texts[0]
         json_like = spec.delimiter is None
         found += [
             Case("field-2mb", spec.render({first: "y" * (2 * KB * KB + 100)}), HOSTILE_LINE),
-            Case("nul", spec.render({first: "a\x00b"}), HOSTILE_LINE),
             Case("lone-surrogate", spec.render({first: "a\ud800b"}), HOSTILE_LINE),
             Case("invalid-utf8", spec.render({first: Raw(b'"a\xed\xa0\x80b"' if json_like else b"a\xed\xa0\x80b")}),
                  HOSTILE_LINE, "UTF-8"),

@@ -45,8 +45,9 @@ def problems_with(case: Case, errors: list[tuple[int, str]]) -> str | None:
         return f"expected line {case.line}, got {sorted(errors)[:3]}"
     if case.says and not any(case.says in reason for _, reason in errors):
         return f"no reason says {case.says!r}: {errors[:3]}"
-    if any(not isinstance(reason, str) or not reason.strip() or "\n" in reason for _, reason in errors):
-        return f"a reason is empty or spans lines: {errors[:3]}"
+    if any(not isinstance(reason, str) or not reason.strip() or "\n" in reason or len(reason) > 1000
+           for _, reason in errors):
+        return f"a reason is empty, spans lines or quotes a whole field: {str(errors)[:300]}"
     return None
 
 

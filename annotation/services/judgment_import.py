@@ -98,7 +98,7 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
         try:
             item_type = WMT_DA_TYPES.get(record["type"])
             if item_type is None:
-                raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type']!r}")
+                raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type'][:40]!r}")
             if not re.fullmatch(r"-?\d{1,10}", record["sid"]) or abs(int(record["sid"])) >= 2**31:
                 raise ValueError(f"sid must be an integer below 2^31, not {record['sid'][:20]!r}")
             rows.append(JudgmentRow(
@@ -109,7 +109,8 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
                 score=bounded_number(record["score"], "score", 0, 100, text=True),
                 seconds=bounded_number(record["time"], "time", 0, 1e7, text=True),
             ))
-            languages = languages if languages[0] else (record["Input.src"], record["Input.trg"])
+            source, target = (text_field(record[f"Input.{k}"], f"Input.{k}", 255) for k in ("src", "trg"))
+            languages = languages if languages[0] else (source, target)
         except ValueError as exc:
             errors.append((number, str(exc)))
     if not rows and not errors:

@@ -44,9 +44,9 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
         if not rater:
             problems.append("rater is empty")
         if criterion not in CRITERIA:
-            problems.append(f"criterion must be adequacy or fluency, not {criterion!r}")
+            problems.append(f"criterion must be adequacy or fluency, not {criterion[:40]!r}")
         if unit not in UNITS:
-            problems.append(f"unit must be document or sentence, not {unit!r}")
+            problems.append(f"unit must be document or sentence, not {unit[:40]!r}")
         if not item:
             problems.append("item is empty")
         for value, what, longest in ((rater, "rater", 255), (item, "item", 200)):
@@ -55,9 +55,9 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
             except ValueError as exc:
                 problems.append(str(exc))
         if choice not in (*systems, "tie"):
-            problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice!r}")
+            problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice[:40]!r}")
         if spam and spam not in systems:
-            problems.append(f"spam must be empty or name {systems[0]} or {systems[1]}, not {spam!r}")
+            problems.append(f"spam must be empty or name {systems[0]} or {systems[1]}, not {spam[:40]!r}")
         if problems:
             errors.extend((number, p) for p in problems)
             continue
