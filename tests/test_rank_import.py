@@ -189,7 +189,7 @@ def _row(**changes) -> str:
     (lines(WMT13_HEADER, [_row(judgeId="ju\x00dge")]), {}, 2, "judgeId must not contain NUL"),
     (lines(WMT13_HEADER, [_row(system2Id="x" * 201)]), {}, 2, "the system of slot 2 must be at most 200"),
     (lines(WMT13_HEADER, [_row(judgeId="")]), {}, 2, "judgeId is empty"),
-    (lines(WMT13_HEADER, [_row(system1Id="x" * 200_000)]), {}, 2, "not a CSV line: field larger than"),
+    (lines(WMT13_HEADER, [_row(system1Id="x" * 200_000)]), {}, 2, "a field is longer than 128 KB"),
     (lines(WMT13_HEADER, ["cze,eng,1,-1,1,judge1,-1,uedin"]), {}, 2, "expected 21 fields, found 8"),
     (lines(WMT13_HEADER, WMT13_ROWS[:1]) + [b"cze,eng,\xff\n"], {}, 3, "not valid UTF-8"),
     (lines(WMT13_HEADER, WMT13_ROWS), {"rows": "CONSTITUENT"}, 1, "rows: a WMT10–16 file holds only RANK"),

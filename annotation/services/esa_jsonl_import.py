@@ -9,7 +9,6 @@ critical; no overlaps) against the target where a line of the same segment gives
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable
 
 from .campaign_import import MAX_TEXT, Problems, too_deep, unstorable
@@ -26,7 +25,7 @@ from .error_span_store import (
     parsed_error_spans,
 )
 from .spans import SEVERITIES, SpanError, check_spans
-from .text_lines import numbered_lines
+from .text_lines import bounded_number, numbered_lines
 
 ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")
@@ -83,14 +82,6 @@ def _seg_id(value) -> int:
     return value
 
 
-def _score(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"'score' must be a number from 0 to 100, not {str(value)[:20]!r}")
-    if not math.isfinite(value) or not 0 <= value <= 100:
-        raise ValueError(f"'score' must lie between 0 and 100, not {str(value)[:20]}")
-    return float(value)
-
-
 def parse_esa_jsonl(lines: Iterable[bytes | str], pair: str | None = None) -> ErrorSpanJudgments:
     """Validate an ESA JSON Lines file; `pair`: the languages, e.g. en-de."""
     languages = language_pair(pair)
@@ -141,7 +132,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
     doc = _text(record, "doc_id", MAX_NAME)
     rater = _text(record, "rater", MAX_RATER)
     seg_id = _seg_id(record["seg_id"])
-    score = _score(record["score"])
+    score = bounded_number(record["score"], "'score'", 0, 100)
     domain = _text(record, "domain", MAX_DOMAIN, required=False)
     source = _text(record, "source", MAX_TEXT, required=False)
     target = _text(record, "target", MAX_TEXT, required=False)

@@ -8,7 +8,6 @@ Formats are registered in `JUDGMENT_FORMATS`: a parser from lines to `ParsedJudg
 from __future__ import annotations
 
 import inspect
-import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from ..models import (
 from ..protocols import UnknownProtocol, get_protocol
 from .bulk import insert
 from .campaign_import import CampaignFileError, study_named, unique_slug
-from .text_lines import numbered_lines
+from .text_lines import bounded_number, numbered_lines
 
 WMT_DA_HEADER = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time"]
@@ -78,16 +77,6 @@ def text_field(text: str, what: str, max_length: int) -> str:
     return text
 
 
-def _number(text: str, what: str, low: float | None = None, high: float | None = None) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{what} must be a number, not {text[:20]!r}") from None
-    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{what} must lie between {low:g} and {high:g}, not {text[:20]}")
-    return value
-
-
 def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> ParsedJudgments:
     """WMT's published DA layout: a header line, then one judgment per line, fields separated by tabs or spaces."""
     errors: list[tuple[int, str]] = []
@@ -109,7 +98,7 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
         try:
             item_type = WMT_DA_TYPES.get(record["type"])
             if item_type is None:
-                raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type']!r}")
+                raise ValueError(f"type must be one of {', '.join(WMT_DA_TYPES)}, not {record['type'][:40]!r}")
             if not re.fullmatch(r"-?\d{1,10}", record["sid"]) or abs(int(record["sid"])) >= 2**31:
                 raise ValueError(f"sid must be an integer below 2^31, not {record['sid'][:20]!r}")
             rows.append(JudgmentRow(
@@ -117,9 +106,11 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
                 item_type=item_type,
                 system=None if item_type == "reference" else text_field(record["sys_id"], "sys_id", 200),
                 segment=int(record["sid"]),
-                score=_number(record["score"], "score", 0, 100), seconds=_number(record["time"], "time", 0, 1e7),
+                score=bounded_number(record["score"], "score", 0, 100, text=True),
+                seconds=bounded_number(record["time"], "time", 0, 1e7, text=True),
             ))
-            languages = languages if languages[0] else (record["Input.src"], record["Input.trg"])
+            source, target = (text_field(record[f"Input.{k}"], f"Input.{k}", 255) for k in ("src", "trg"))
+            languages = languages if languages[0] else (source, target)
         except ValueError as exc:
             errors.append((number, str(exc)))
     if not rows and not errors:

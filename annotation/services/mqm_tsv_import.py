@@ -9,7 +9,9 @@ row's span is marked `<v>…</v>` in the source or the target; a row without mar
 are one judgment; spans may overlap (raters did mark overlapping errors). A row is one error, however many spans
 it marks (a few published rows mark two): it weighs once, and its span is the first marked in the target, else
 in the source (the export writes that one). Categories are kept as given, severities lower-cased; source-side
-spans carry `"side": "source"`.
+spans carry `"side": "source"`. A cell that starts with an apostrophe and then =, +, - or @ (or with more
+apostrophes and then one of these) is read without its first apostrophe: the export's guard against
+spreadsheet formulas (`spreadsheet_safe`).
 """
 from __future__ import annotations
 
@@ -40,6 +42,22 @@ MAX_SEVERITY = 32
 #: The category code of a No-error row while parsing (it is not a category unless the row marks a span).
 _NO_ERROR_CODE = -2
 _MARK = re.compile(r"(</?v>)")
+
+
+#: The start of a cell a spreadsheet runs as a formula, after any apostrophes (see `spreadsheet_safe`).
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A cell of the mqm-tsv export that no spreadsheet runs (docs/api.md §6.4): an apostrophe before a text that
+    starts like a formula (=, +, -, @) or with apostrophes and then like one; `spreadsheet_text` undoes it."""
+    return "'" + text if _FORMULA.match(text) else text
+
+
+def spreadsheet_text(cell: str) -> str:
+    """A cell of an mqm-tsv file as text: an apostrophe before what starts like a formula (or like a quoted one)
+    is taken off, as spreadsheets show it; every other cell is kept as given (a leading apostrophe too)."""
+    return cell[1:] if cell[:1] == "'" and _FORMULA.match(cell, 1) else cell
 
 
 def strip_marks(text: str, what: str = "text") -> tuple[str, list[tuple[int, int]]]:
@@ -127,6 +145,9 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
                                      "lone surrogates"))
             continue
         system, doc, doc_id, seg_id, rater, source, target, category, severity = fields_of(fields)
+        if "'" in line:  # a cell the export quoted against spreadsheet formulas
+            system, doc, rater, source, target, category, severity = map(
+                spreadsheet_text, (system, doc, rater, source, target, category, severity))
         try:
             source_text, source_spans = strip_marks(source, "source")
             target_text, target_spans = strip_marks(target, "target")

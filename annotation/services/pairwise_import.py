@@ -1,15 +1,15 @@
 """The `pairwise-csv` format of judgments collected elsewhere (docs/api.md): header
 `rater,criterion,unit,item,choice,spam`; `choice` is the preferred system (one of the two
-given with --systems) or `tie`; `spam` names the corrupted system on a spam item."""
+given with --systems) or `tie`; `spam` names the corrupted system on a spam item. One judgment a line: each
+line is read on its own (text_lines.csv_fields), so a refusal names the line."""
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 
 from ..protocols import all_protocols
 from .campaign_import import CampaignFileError
 from .judgment_import import JudgmentRow, ParsedJudgments, text_field
-from .text_lines import numbered_lines
+from .text_lines import csv_fields, numbered_lines
 
 HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
 CRITERIA = ("adequacy", "fluency")
@@ -21,28 +21,32 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
     errors: list[tuple[int, str]] = []
     if not systems or len(systems) != 2 or systems[0] == systems[1]:
         raise CampaignFileError([(0, "systems: pairwise-csv needs the two systems compared, e.g. A,B")])
-    reader = csv.reader(text for _, text in numbered_lines(lines, errors))
     rows: list[JudgmentRow] = []
     criteria, units = set(), set()
-    for record in reader:
-        number = reader.line_num
+    for number, text in numbered_lines(lines, errors):
+        try:
+            record = csv_fields(text.rstrip("\r\n"))
+        except ValueError as exc:
+            errors.append((number, str(exc)))
+            record = None
         if number == 1:
-            if [c.strip() for c in record] != HEADER:
-                raise CampaignFileError([(1, "the header must be: " + ",".join(HEADER))])
+            if record != HEADER:
+                errors.append((1, "the header must be: " + ",".join(HEADER)))
+                raise CampaignFileError(sorted(set(errors)))
             continue
-        if not record or not any(field.strip() for field in record):
+        if not record or not any(record):
             continue
         if len(record) != len(HEADER):
             errors.append((number, f"expected {len(HEADER)} fields, found {len(record)}"))
             continue
-        rater, criterion, unit, item, choice, spam = (field.strip() for field in record)
+        rater, criterion, unit, item, choice, spam = record
         problems = []
         if not rater:
             problems.append("rater is empty")
         if criterion not in CRITERIA:
-            problems.append(f"criterion must be adequacy or fluency, not {criterion!r}")
+            problems.append(f"criterion must be adequacy or fluency, not {criterion[:40]!r}")
         if unit not in UNITS:
-            problems.append(f"unit must be document or sentence, not {unit!r}")
+            problems.append(f"unit must be document or sentence, not {unit[:40]!r}")
         if not item:
             problems.append("item is empty")
         for value, what, longest in ((rater, "rater", 255), (item, "item", 200)):
@@ -51,9 +55,9 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
             except ValueError as exc:
                 problems.append(str(exc))
         if choice not in (*systems, "tie"):
-            problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice!r}")
+            problems.append(f"choice must be {systems[0]}, {systems[1]} or tie, not {choice[:40]!r}")
         if spam and spam not in systems:
-            problems.append(f"spam must be empty or name {systems[0]} or {systems[1]}, not {spam!r}")
+            problems.append(f"spam must be empty or name {systems[0]} or {systems[1]}, not {spam[:40]!r}")
         if problems:
             errors.extend((number, p) for p in problems)
             continue

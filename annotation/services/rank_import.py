@@ -22,13 +22,12 @@ kind "reference".
 from __future__ import annotations
 
 import abc
-import csv
 import re
 from collections.abc import Iterable
 
 from .campaign_import import CampaignFileError, Problems
 from .judgment_import import JudgmentRow, ParsedJudgments, text_field
-from .text_lines import numbered_lines
+from .text_lines import csv_fields, numbered_lines
 
 #: WMT08's row types (the `rows` option) and the protocol each is imported as.
 ROW_TYPES = {"RANK": "ranking", "CONSTITUENT": "ranking-constituent",
@@ -129,14 +128,7 @@ def _layout(first: str, row_type: str) -> _Layout:
 def _splitter(separator: str):
     if separator == "\t":
         return lambda text: [f.strip() for f in text.split("\t")]
-    return _csv_fields
-
-
-def _csv_fields(text: str) -> list[str]:
-    try:
-        return [f.strip() for f in next(csv.reader([text]))]
-    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KB)
-        raise ValueError(f"not a CSV line: {exc}") from None
+    return csv_fields
 
 
 class _Layout(abc.ABC):

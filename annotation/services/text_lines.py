@@ -1,5 +1,7 @@
 """Reading uploaded files line by line, whatever they arrive as: a binary file (an upload, a file on disk),
-a path, or an iterable of lines (bytes or str, as tests give them).
+a path, or an iterable of lines (bytes or str, as tests give them); and the fields every import format reads
+from a line: CSV fields (`csv_fields`) and numbers (`bounded_number`), refused with a ValueError that the
+format reports with the line's number, never an exception of the csv module or of float conversion.
 
 Binary files are split as Django's `File` splits them (a line ends with \\n, \\r\\n or \\r), a chunk at a time,
 so a file is never held whole; unlike `File.__iter__`, a long line is joined once, not chunk by chunk.
@@ -8,6 +10,8 @@ lines it keeps again later instead of holding their texts.
 """
 from __future__ import annotations
 
+import csv
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -170,3 +174,37 @@ class LineSource:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def csv_fields(text: str, delimiter: str = ",") -> list[str]:
+    """The fields of one CSV line (quoted as spreadsheets write them), each stripped of surrounding spaces;
+    ValueError for what the csv module refuses. Each line is read on its own, so a quote left open never swallows
+    the lines after it; and a field beyond the csv module's limit (128 KB, far above any field an import keeps)
+    is a refusal of its line, not a csv.Error that stops the import."""
+    try:
+        return [field.strip() for field in next(csv.reader([text], delimiter=delimiter), [])]
+    except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise ValueError(f"a field is longer than {csv.field_size_limit() // 1024} KB") from None
+        raise ValueError(f"not a CSV line: {exc}") from None
+
+
+def bounded_number(value, what: str, low: float, high: float, *, text: bool = False) -> float:
+    """A number of an imported line within [low, high]: a JSON number, or with `text` a field of a text format
+    such as "62.5". ValueError naming `what` for anything else: not a number, NaN, an infinity, or an integer
+    too large for a float (a JSON integer of 400 digits, which `float()` and `math.isfinite` would answer with
+    an OverflowError)."""
+    if text and isinstance(value, str):
+        try:
+            number = float(value)  # a text too large for a float is inf, never an OverflowError
+        except ValueError:
+            raise ValueError(f"{what} must be a number, not {value[:20]!r}") from None
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number from {low:g} to {high:g}, not {str(value)[:20]!r}")
+    elif isinstance(value, int):
+        number = float(value) if abs(value) <= 2**1000 else math.inf if value > 0 else -math.inf
+    else:
+        number = value
+    if not (math.isfinite(number) and low <= number <= high):
+        raise ValueError(f"{what} must lie between {low:g} and {high:g}, not {str(value)[:20]}")
+    return number

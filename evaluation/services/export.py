@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 from annotation.models import Campaign, Judgment, Segment, SystemOutput
 from annotation.protocols import all_protocols
+from annotation.services.mqm_tsv_import import spreadsheet_safe
 
 from .csv_export import csv_lines
 
@@ -99,6 +100,11 @@ def _field(text) -> str:
     return str(text if text is not None else "").translate(_BREAKS)
 
 
+def _cell(text) -> str:
+    """A TSV field as written: formula-like text quoted with an apostrophe that the mqm-tsv import takes off."""
+    return spreadsheet_safe(_field(text))
+
+
 def _marked(text: str, start: int, end: int) -> str:
     return f"{text[:start]}<v>{text[start:end]}</v>{text[end:]}"
 
@@ -132,9 +138,9 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
             numbers = numbers if numbers is not None else _global_numbers(campaign)
             global_id = numbers.get(segment_id, 0)
         source, target = _field(source), _field(target)
-        head = f"{_field(system)}\t{_field(doc)}\t{position}\t{global_id}\t{_field(external_id or username)}\t"
+        head = f"{_cell(system)}\t{_cell(doc)}\t{position}\t{global_id}\t{_cell(external_id or username)}\t"
         if not spans:
-            yield f"{head}{source}\t{target}\tNo-error\tNo-error\t\n"
+            yield f"{head}{spreadsheet_safe(source)}\t{spreadsheet_safe(target)}\tNo-error\tNo-error\t\n"
             continue
         for span in spans:
             start, end, category = span["start"], span["end"], _field(span.get("category", ""))
@@ -144,7 +150,8 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
                 shown_source, shown_target = source, target
             else:
                 shown_source, shown_target = source, _marked(target, start, end)
-            yield f"{head}{shown_source}\t{shown_target}\t{category}\t{_field(span['severity'])}\t\n"
+            yield (f"{head}{spreadsheet_safe(shown_source)}\t{spreadsheet_safe(shown_target)}\t"
+                   f"{spreadsheet_safe(category)}\t{_cell(span['severity'])}\t\n")
 
 
 def _esa_spans(spans) -> list[dict]:
