@@ -203,6 +203,20 @@ CELERY_ACCEPT_CONTENT = ["json"]
 
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 
+# A hung Redis must not hold requests (docs/api.md): each Redis call gives up after REDIS_TIMEOUT_SECONDS, publishing
+# retries once, and a web process that saw Redis fail skips it for REDIS_FAIL_FAST_SECONDS (config/redis_guard.py).
+REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=0.5)
+REDIS_FAIL_FAST_SECONDS = env.float("REDIS_FAIL_FAST_SECONDS", default=5.0)
+_ONE_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
+CELERY_TASK_PUBLISH_RETRY_POLICY = _ONE_RETRY
+CELERY_REDIS_SOCKET_TIMEOUT = CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_TIMEOUT_SECONDS
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": _ONE_RETRY}
+
 # Results: recomputed on their own after new judgments, at most one run per campaign in flight.
 RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
 RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
@@ -211,7 +225,9 @@ RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
 # when a Redis broker is configured, else in-process memory (the single-process default).
 if CELERY_BROKER_URL.startswith("redis"):
     CACHES = {"default": {"BACKEND": "config.cache.ReusingRedisCache",
-                          "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL)}}
+                          "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL),
+                          "OPTIONS": {"socket_timeout": REDIS_TIMEOUT_SECONDS,
+                                      "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")
