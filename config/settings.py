@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_limits.LimitRequestBody",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "config.middleware.RejectUnstorableText",
@@ -164,6 +165,10 @@ CONTENT_SECURITY_POLICY = {
 # Uploads: form data up to 50 MB; files above 2.5 MB stream to a temporary file instead of memory. Files above
 # IMPORT_INLINE_MAX_BYTES are imported by a background job from IMPORT_UPLOAD_DIR, which web and workers share.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# Request bodies above these are refused with 413 before anything reads them (config/request_limits.py): imports'
+# files may be 50 MB (plus their form fields), every other request a little.
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=2_621_440)
+IMPORT_REQUEST_MAX_BYTES = env.int("IMPORT_REQUEST_MAX_BYTES", default=51 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 IMPORT_INLINE_MAX_BYTES = env.int("IMPORT_INLINE_MAX_BYTES", default=2 * 1024 * 1024)
 IMPORT_UPLOAD_DIR = env("IMPORT_UPLOAD_DIR", default=str(Path(tempfile.gettempdir()) / "mteval-imports"))
