@@ -23,6 +23,7 @@ from config.celery import app as celery_app
 
 from .conftest import campaign_lines, start
 from .test_e2e_celery import tasks_through_the_broker
+from .test_power import pilot_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
 #: Each annotator request must answer within this, although every Redis call it makes would hang.
@@ -136,3 +137,12 @@ def test_a_background_import_answers_503_while_redis_hangs(api, settings, tmp_pa
     assert response.status_code == 503, response.content
     assert int(response["Retry-After"]) >= 1 and seconds < RESEARCHER_SECONDS, seconds
     assert ImportJob.objects.get().status == ImportJob.Status.FAILED  # recorded, not left waiting for a worker
+
+
+def test_the_power_planner_answers_without_the_cache_while_redis_hangs(researcher, api, request):
+    pilot = pilot_campaign(researcher)  # results computed before Redis hangs
+    request.getfixturevalue("hung_redis")
+    for attempt in range(2):
+        response, seconds = timed(api.get, f"/api/campaigns/{pilot.slug}/power/", {"delta": 4, "scale": "raw"})
+        assert response.status_code == 200, response.content
+        assert response.json()["plan"] and seconds < RESEARCHER_SECONDS, (attempt, seconds)
