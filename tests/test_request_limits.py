@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from annotation.models import Campaign, ImportJob, Judgment
+from config.request_limits import limit_for
 
 from .conftest import campaign_lines, start
 from .test_server_settings import GUNICORN, Server, database_url, free_port, project_env
@@ -137,3 +138,13 @@ def test_refused_bodies_are_answered_without_a_reset_by_gunicorn():
         check_server(port, chunked_bodies=True)
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("path, name", [("/api/campaigns/", "IMPORT_REQUEST_MAX_BYTES"),
+                                        ("/api/campaigns/import-judgments/", "IMPORT_REQUEST_MAX_BYTES"),
+                                        ("/admin/annotation/campaign/import/", "IMPORT_REQUEST_MAX_BYTES"),
+                                        ("/api/campaigns/some-campaign/compute/", "REQUEST_MAX_BYTES"),
+                                        ("/api/hit/some-token/", "REQUEST_MAX_BYTES"),
+                                        ("/no/such/page/", "REQUEST_MAX_BYTES")])
+def test_each_address_has_its_limit(path, name, settings):
+    assert limit_for(path) == getattr(settings, name)
