@@ -9,9 +9,13 @@ back. Needs the Redis cache of the settings (CELERY_BROKER_URL=redis://...); CI 
 import io
 import json
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.conf import settings as django_settings
@@ -65,25 +69,34 @@ def _forget_celery_connections():
     celery_app._local.__dict__.pop("backend", None)
 
 
-@pytest.fixture
-def hung_redis(settings, monkeypatch):
+@contextmanager
+def redis_at(url: str, settings, monkeypatch):
+    """Django's cache, the Celery broker and the result store on the Redis at `url`, then back."""
     if not django_settings.CACHES["default"]["BACKEND"].endswith("ReusingRedisCache"):
         if os.environ.get("CI"):
             pytest.fail("CI must provide Redis (CELERY_BROKER_URL=redis://...) for the hung Redis tests")
         pytest.skip("needs the Redis cache: CELERY_BROKER_URL=redis://...")
-    server = HungRedis()
-    settings.CACHES = {"default": {**django_settings.CACHES["default"], "LOCATION": server.url}}
+    settings.CACHES = {"default": {**django_settings.CACHES["default"], "LOCATION": url}}
     for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):  # Celery reads these before its settings
-        monkeypatch.setenv(name, server.url)
+        monkeypatch.setenv(name, url)
     _forget_celery_connections()
     redis_guard.reset()
     try:
         with tasks_through_the_broker():
-            yield server
+            yield
     finally:
         monkeypatch.undo()
         _forget_celery_connections()
         redis_guard.reset()
+
+
+@pytest.fixture
+def hung_redis(settings, monkeypatch):
+    server = HungRedis()
+    try:
+        with redis_at(server.url, settings, monkeypatch):
+            yield server
+    finally:
         server.close()
 
 
@@ -146,3 +159,45 @@ def test_the_power_planner_answers_without_the_cache_while_redis_hangs(researche
         response, seconds = timed(api.get, f"/api/campaigns/{pilot.slug}/power/", {"delta": 4, "scale": "raw"})
         assert response.status_code == 200, response.content
         assert response.json()["plan"] and seconds < RESEARCHER_SECONDS, (attempt, seconds)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_a_redis_stopped_with_sigstop_then_resumed(campaign, api, settings, monkeypatch, tmp_path):
+    """The real thing: a redis-server of this test's own, stopped (SIGSTOP) and resumed (SIGCONT). While it is
+    stopped, a judgment is stored within a second and compute/ answers 503; once it answers again and the skip
+    window has passed, compute/ queues the run."""
+    if not shutil.which("redis-server"):
+        pytest.skip("needs redis-server")
+    settings.RESULTS_AUTO_RECOMPUTE, settings.REDIS_FAIL_FAST_SECONDS = True, 1.0
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with redis_at(f"redis://127.0.0.1:{port}/0", settings, monkeypatch):
+            client = Client()
+            token = start(client, campaign, "w-1")
+            item = client.get(f"/api/hit/{token}/").json()["item"]["id"]
+            assert api.post(f"/api/campaigns/{campaign.slug}/compute/").status_code == 202  # Redis answers
+            server.send_signal(signal.SIGSTOP)
+            response, seconds = timed(client.post, f"/api/hit/{token}/", json.dumps({"item": item, "score": 70}),
+                                      content_type="application/json")
+            assert response.status_code == 201 and seconds < ANNOTATOR_SECONDS, seconds
+            assert api.post(f"/api/campaigns/{campaign.slug}/compute/").status_code == 503
+            server.send_signal(signal.SIGCONT)
+            time.sleep(settings.REDIS_FAIL_FAST_SECONDS + 0.2)
+            response, seconds = timed(api.post, f"/api/campaigns/{campaign.slug}/compute/")
+            assert response.status_code == 202 and seconds < ANNOTATOR_SECONDS, (response.content, seconds)
+        assert Judgment.objects.filter(assignment__token=token).count() == 1
+    finally:
+        server.send_signal(signal.SIGCONT)
+        server.terminate()
+        server.wait(timeout=10)
