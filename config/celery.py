@@ -3,17 +3,46 @@
 `CatchUp` runs each time a worker's consumer (re)connects to the broker: it queues a run for every
 campaign whose results are older than its judgments, so that runs lost while the broker or the
 worker was down are made up by themselves (evaluation.tasks.catch_up).
+
+`GuardedTask` is every task's class: publishing from a web process gives up at once on a broker that failed a
+moment ago, and reports every failure to queue as kombu's OperationalError (config/redis_guard.py); workers
+never skip the broker (`worker_init` turns the guard off).
 """
 import logging
 import os
 
-from celery import Celery, bootsteps
+from celery import Celery, Task, bootsteps
+from celery.signals import worker_init
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
+
+from . import redis_guard
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 log = logging.getLogger(__name__)
 
-app = Celery("mteval")
+
+class GuardedTask(Task):
+    def apply_async(self, args=None, kwargs=None, **options):
+        """Queue the task; a broker or result store that cannot be reached raises OperationalError, within the
+        socket timeouts and bounded retries of config/settings.py, or at once while the guard skips it."""
+        if self.app.conf.task_always_eager or not redis_guard.enabled:
+            return super().apply_async(args, kwargs, **options)
+        key = redis_guard.server(self.app.conf.broker_url)
+        if redis_guard.skipping(key):
+            raise OperationalError(f"the task queue at {key} did not answer a moment ago; not waiting again")
+        try:
+            return super().apply_async(args, kwargs, **options)
+        except (OperationalError, RedisError, RuntimeError) as exc:
+            # RuntimeError: Celery's Redis result store gives up on its retries with one ("Retry limit exceeded").
+            redis_guard.failed(key)
+            if isinstance(exc, OperationalError):
+                raise
+            raise OperationalError(" ".join(f"{exc.__class__.__name__}: {exc}".split())) from exc
+
+
+app = Celery("mteval", task_cls=GuardedTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
@@ -33,3 +62,8 @@ class CatchUp(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(CatchUp)
+
+
+@worker_init.connect
+def _workers_never_skip_redis(**kwargs):
+    redis_guard.enabled = False

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_limits.LimitRequestBody",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "config.middleware.RejectUnstorableText",
@@ -164,6 +165,10 @@ CONTENT_SECURITY_POLICY = {
 # Uploads: form data up to 50 MB; files above 2.5 MB stream to a temporary file instead of memory. Files above
 # IMPORT_INLINE_MAX_BYTES are imported by a background job from IMPORT_UPLOAD_DIR, which web and workers share.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# Request bodies above these are refused with 413 before anything reads them (config/request_limits.py): imports'
+# files may be 50 MB (plus their form fields), every other request a little.
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=2_621_440)
+IMPORT_REQUEST_MAX_BYTES = env.int("IMPORT_REQUEST_MAX_BYTES", default=51 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 IMPORT_INLINE_MAX_BYTES = env.int("IMPORT_INLINE_MAX_BYTES", default=2 * 1024 * 1024)
 IMPORT_UPLOAD_DIR = env("IMPORT_UPLOAD_DIR", default=str(Path(tempfile.gettempdir()) / "mteval-imports"))
@@ -203,6 +208,20 @@ CELERY_ACCEPT_CONTENT = ["json"]
 
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 
+# A hung Redis must not hold requests (docs/api.md): each Redis call gives up after REDIS_TIMEOUT_SECONDS, publishing
+# retries once, and a web process that saw Redis fail skips it for REDIS_FAIL_FAST_SECONDS (config/redis_guard.py).
+REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=0.5)
+REDIS_FAIL_FAST_SECONDS = env.float("REDIS_FAIL_FAST_SECONDS", default=5.0)
+_ONE_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2 * REDIS_TIMEOUT_SECONDS
+CELERY_TASK_PUBLISH_RETRY_POLICY = _ONE_RETRY
+CELERY_REDIS_SOCKET_TIMEOUT = CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_TIMEOUT_SECONDS
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": _ONE_RETRY}
+
 # Results: recomputed on their own after new judgments, at most one run per campaign in flight.
 RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
 RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
@@ -211,7 +230,9 @@ RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
 # when a Redis broker is configured, else in-process memory (the single-process default).
 if CELERY_BROKER_URL.startswith("redis"):
     CACHES = {"default": {"BACKEND": "config.cache.ReusingRedisCache",
-                          "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL)}}
+                          "LOCATION": env("CACHE_URL", default=CELERY_BROKER_URL),
+                          "OPTIONS": {"socket_timeout": REDIS_TIMEOUT_SECONDS,
+                                      "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = env("CACHE_KEY_PREFIX", default="")

@@ -9,6 +9,7 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from kombu.exceptions import OperationalError
 
 from .admin_inlines import WorkerGateInline, WorkerInline, is_p_value
 from .charts import format_p
@@ -134,8 +135,13 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
                         form.add_error("values", error)
                     return self._reference_page(request, campaign, form)
                 reference.store(campaign, form.cleaned_data["kind"], values)
-            compute_campaign_results.apply_async((campaign.pk,))
-            messages.success(request, "Reference ranking saved; the statistics are being recomputed.")
+            try:
+                compute_campaign_results.apply_async((campaign.pk,))
+            except OperationalError:  # the broker cannot be reached: the ranking is stored all the same
+                messages.warning(request, "Reference ranking saved; the task queue is unavailable, so recompute "
+                                          "the statistics later.")
+            else:
+                messages.success(request, "Reference ranking saved; the statistics are being recomputed.")
             return HttpResponseRedirect(reverse("admin:evaluation_campaignstatistics_change", args=[campaign.pk]))
         return self._reference_page(request, campaign, form)
 
@@ -188,9 +194,13 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
 
     @admin.action(description="Recompute the statistics")
     def recompute(self, request, queryset):
-        for campaign in queryset:
-            compute_campaign_results.apply_async((campaign.pk,))
-        messages.success(request, f"Queued {queryset.count()} campaign(s) for recomputation.")
+        try:
+            for campaign in queryset:
+                compute_campaign_results.apply_async((campaign.pk,))
+        except OperationalError:  # the broker cannot be reached (config/celery.py's GuardedTask)
+            messages.error(request, "The task queue is unavailable; try again in a moment.")
+        else:
+            messages.success(request, f"Queued {queryset.count()} campaign(s) for recomputation.")
 
 
 @admin.register(WorkerGate)

@@ -30,6 +30,7 @@ from ..services.results_read import freshness, z_lookup
 from ..tasks import compute_campaign_results
 from .imports import ImportActions
 from .stability import StabilityActions
+from .unavailable import queue_unavailable
 
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
                                      description="Reliable workers only (docs/methods.md §4), or everyone.")
@@ -130,10 +131,9 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
         campaign = self.get_object()
         try:
             task = compute_campaign_results.apply_async((campaign.pk,), retry=False)
-        except OperationalError as exc:  # kombu's wrapper of the broker's connection errors
-            return Response({"detail": f"The task queue is unavailable ({exc.__class__.__name__}); the results "
-                                       "will be computed when it is back."},
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        except OperationalError as exc:  # the broker cannot be reached (config/celery.py's GuardedTask)
+            return queue_unavailable(f"The task queue is unavailable ({exc.__class__.__name__}); the results "
+                                     "will be computed when it is back: try again later.")
         return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)

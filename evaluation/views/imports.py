@@ -21,6 +21,7 @@ from annotation.services.campaign_import import CampaignFileError, import_campai
 from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
 
 from ..serializers import CampaignImportSerializer, JudgmentImportSerializer
+from .unavailable import queue_unavailable
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})
@@ -52,7 +53,13 @@ def status_url(job: ImportJob) -> str:
 
 
 def job_queued(job: ImportJob) -> Response:
+    """202 with the job's status URL; 503 when the job could not be handed to a worker (the broker is down or
+    hung: import_jobs.enqueue records it failed), so that the researcher knows to send the file again later."""
     url = status_url(job)
+    job.refresh_from_db(fields=["status", "stage"])
+    if job.status == ImportJob.Status.FAILED and job.stage.startswith("could not be queued"):  # enqueue's words
+        return queue_unavailable(f"The task queue is unavailable: import job {job.pk} could not be queued; send "
+                                 "the file again later.")
     return Response({"job": str(job.pk), "status_url": url}, status=status.HTTP_202_ACCEPTED,
                     headers={"Location": url})
 

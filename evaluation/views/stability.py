@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from ..families import BadQuery
 from ..permissions import researcher_required, visible_campaigns
 from ..stability_tasks import start
+from .unavailable import queue_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +54,8 @@ class StabilityActions:
             runs = start(campaign, params)
         except BadQuery as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        except OperationalError as exc:  # kombu's wrapper of the broker's connection errors
-            return Response({"detail": f"The task queue is unavailable ({exc.__class__.__name__}); try again later."},
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        except OperationalError as exc:  # the broker cannot be reached (config/celery.py's GuardedTask)
+            return queue_unavailable(f"The task queue is unavailable ({exc.__class__.__name__}); try again later.")
         return Response({"runs": runs}, status=status.HTTP_202_ACCEPTED)
 
 

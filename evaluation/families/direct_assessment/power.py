@@ -167,8 +167,14 @@ def power(campaign: Campaign, params: Mapping[str, str]) -> dict:
     key = (f"da-power:{campaign.pk}:{fresh.runs}:{stamp}:{campaign.redundancy}:{campaign.hit_size}:"
            f"{campaign.payment_per_hit}:" + ":".join(str(query[k]) for k in ("scale", "delta", "power", "alpha",
                                                                             "repetitions")))
-    answer = cache.get(key)
+    try:
+        answer = cache.get(key)
+    except Exception:  # the cache cannot be reached (a hung or stopped Redis): answer without it
+        answer = None
     if answer is None:
         answer = compute(campaign, query)
-        cache.set(key, answer, CACHE_SECONDS)
+        try:
+            cache.set(key, answer, CACHE_SECONDS)
+        except Exception:
+            pass  # kept for next time only when the cache answers
     return {**fresh.as_api(), **answer}
