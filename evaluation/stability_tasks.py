@@ -75,8 +75,8 @@ def stability_merge(shares: list, campaign_id: int, run: dict) -> dict:
     counts = core.merge([core.StabilityCounts.from_json(share["counts"]) for share in shares])
     seconds = sum(share["seconds"] for share in shares)
     stored = service.store(campaign_id, run, counts, seconds)
-    return {"campaign": campaign_id, "variant": run["variant"], "status": "stored" if stored else "superseded",
-            "resamples": counts.resamples}
+    outcome = ("empty" if not counts.systems else "stored") if stored else "superseded"
+    return {"campaign": campaign_id, "variant": run["variant"], "status": outcome, "resamples": counts.resamples}
 
 
 @shared_task
