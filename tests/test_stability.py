@@ -359,3 +359,21 @@ def test_a_pilot_of_three_workers_gets_stability_not_a_failed_run(make_campaign,
     client.force_login(researcher)
     page = client.get(f"/results/{campaign.slug}/").content.decode()
     assert "The last run failed" not in page and "no system" in page
+
+
+def test_stability_after_results_is_off_in_process_by_default(da, settings, django_capture_on_commit_callbacks):
+    """Unset, STABILITY_AFTER_RESULTS follows RESULTS_AUTO_RECOMPUTE only where a broker's workers run the bootstrap:
+    in-process it would run 1,000 resamples per filter in the web processes after every debounced results run,
+    beside the annotators (the results page's button still runs it)."""
+    from .test_e2e_celery import tasks_through_the_broker
+
+    settings.RESULTS_AUTO_RECOMPUTE = True
+    del settings.STABILITY_AFTER_RESULTS  # unset: the default
+    with django_capture_on_commit_callbacks(execute=True):
+        compute_results(da)
+    assert stored_tables(da) == 0
+    with tasks_through_the_broker():
+        assert stability_tasks._after_results_enabled()
+    settings.RESULTS_AUTO_RECOMPUTE = False
+    with tasks_through_the_broker():
+        assert not stability_tasks._after_results_enabled()
