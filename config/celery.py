@@ -1,8 +1,10 @@
 """The Celery application; settings come from Django's (CELERY_ prefix).
 
 `CatchUp` runs each time a worker's consumer (re)connects to the broker: it queues a run for every
-campaign whose results are older than its judgments, so that runs lost while the broker or the
-worker was down are made up by themselves (evaluation.tasks.catch_up).
+stale campaign (results older than its judgments, or a requested compute not yet covered), so that
+runs lost while the broker, the database or the worker was down are made up by themselves
+(evaluation.tasks.catch_up_after_connect: it checks the worker's database connection first, and
+tries again later while the database is unreachable).
 
 `GuardedTask` is every task's class: publishing from a web process gives up at once on a broker that failed a
 moment ago, and reports every failure to queue as kombu's OperationalError (config/redis_guard.py); workers
@@ -51,14 +53,15 @@ class CatchUp(bootsteps.StartStopStep):
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
     def start(self, consumer):
-        from evaluation.tasks import catch_up
+        from evaluation.tasks import catch_up_after_connect
 
         try:
-            queued = catch_up()
-        except Exception:  # the database may be restarting too: the next reconnect, or new judgments, retry
+            queued = catch_up_after_connect()
+        except Exception:  # never stop the consumer over it: the next reconnect, or new judgments, retry
             log.exception("catching up on stale results failed")
         else:
-            log.info("catch-up: queued %d stale campaign(s)", queued)
+            if queued is not None:  # None: the database is unreachable, and a retry is scheduled
+                log.info("catch-up: queued %d stale campaign(s)", queued)
 
 
 app.steps["consumer"].add(CatchUp)

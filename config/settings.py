@@ -213,7 +213,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=0.5)
 REDIS_FAIL_FAST_SECONDS = env.float("REDIS_FAIL_FAST_SECONDS", default=5.0)
 _ONE_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# How long a delivered message may stay unacknowledged before Redis hands it to a worker again (kombu's default is an
+# hour): a run lost with a killed worker comes back by itself after this, even where no worker reconnects to catch
+# up. It must exceed the longest task plus its countdown, or a run still running is delivered twice: 600 s is about
+# 7x the longest measured (a 1,000,000-row import, ~90 s; a results run at WMT scale takes 5-40 s, benchmarks/).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=600),
     "socket_timeout": REDIS_TIMEOUT_SECONDS,
     "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
 }
@@ -225,6 +230,10 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": _ONE_RETRY}
 # Results: recomputed on their own after new judgments, at most one run per campaign in flight.
 RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
 RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
+# Ranking stability's bootstrap after every results run (evaluation/stability_tasks.py). Unset: on where results
+# recompute by themselves and a broker's workers run it at low priority; off in-process (no broker), where it would
+# run in the web processes beside the annotators (the results page's button still runs it).
+STABILITY_AFTER_RESULTS = env.bool("STABILITY_AFTER_RESULTS", default=None)
 
 # The cache holds the debounce flags, so it must be shared by web and worker processes: Redis
 # when a Redis broker is configured, else in-process memory (the single-process default).

@@ -24,6 +24,9 @@ class CampaignResults(models.Model):
     judgments = models.PositiveIntegerField(help_text="Judgments the results cover.")
     last_judgment_id = models.BigIntegerField(default=0, help_text="The newest judgment the results cover.")
     runs = models.PositiveIntegerField(default=0, help_text="How many times the results were computed.")
+    requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="A compute asked for (API, page, admin) that no finished run has covered "
+        "yet: the results are stale until one does, so a run lost with a killed worker is redone (tasks.py).")
     summary = models.JSONField(default=dict, blank=True, help_text="Campaign-level figures (assumption A, …).")
     agreement = models.JSONField(default=dict, blank=True, help_text="Agreement tables (docs/methods.md, Agreement).")
     progress = models.JSONField(default=dict, blank=True, help_text="Judgments and finished HITs over time.")

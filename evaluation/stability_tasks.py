@@ -8,9 +8,15 @@ newer results or a newer run of the same variant have come meanwhile, in which c
 broker (tasks in-process) the chord runs in the caller, share after share.
 
 When: on request (`POST /api/campaigns/<slug>/stability/`, the results page's button) and after every results
-run of a campaign whose family offers it (`after_results`, on by default where results recompute by
-themselves: `STABILITY_AFTER_RESULTS`, default `RESULTS_AUTO_RECOMPUTE`). A results run replaces every stored
-table, so the stored stability is stale exactly when it is gone.
+run of a campaign whose family offers it (`after_results`; `STABILITY_AFTER_RESULTS`, unset: on where results
+recompute by themselves and a broker's workers run tasks, off in-process, where the bootstrap would run in the
+web processes beside the annotators). A results run replaces every stored table, so the stored stability is
+stale exactly when it is gone.
+
+Priority: this is work that must not hold up the work annotators wait on. Every share and merge is sent at
+`BACKGROUND_PRIORITY` (9, the lowest); results runs and gates go at the default (0). On Redis (kombu keeps a list
+per priority step and a worker pops the lists in order: 0 first) a worker takes any queued results run or gate
+before the next share, on the same queue and with the same worker command.
 """
 from __future__ import annotations
 
@@ -39,6 +45,8 @@ log = logging.getLogger(__name__)
 #: filter) that land on the same worker process load the judgments once.
 _loaded: OrderedDict[tuple, core.StabilityData] = OrderedDict()
 LOADED_KEEP = 4
+#: The priority of the bootstrap's tasks: Redis serves 0 (the default: results runs, gates) before 9.
+BACKGROUND_PRIORITY = 9
 
 
 def resamples_per_task() -> int:
@@ -75,8 +83,8 @@ def stability_merge(shares: list, campaign_id: int, run: dict) -> dict:
     counts = core.merge([core.StabilityCounts.from_json(share["counts"]) for share in shares])
     seconds = sum(share["seconds"] for share in shares)
     stored = service.store(campaign_id, run, counts, seconds)
-    return {"campaign": campaign_id, "variant": run["variant"], "status": "stored" if stored else "superseded",
-            "resamples": counts.resamples}
+    outcome = ("empty" if not counts.systems else "stored") if stored else "superseded"
+    return {"campaign": campaign_id, "variant": run["variant"], "status": outcome, "resamples": counts.resamples}
 
 
 @shared_task
@@ -90,9 +98,9 @@ def launch(campaign: Campaign, request: service.StabilityRequest, header: Campai
     run = service.new_run(request, header)
     service.mark_running(campaign, run)
     size = resamples_per_task()
-    shares = [stability_share.s(campaign.pk, run, start, min(start + size, run["resamples"]))
-              for start in range(0, run["resamples"], size)]
-    body = stability_merge.s(campaign.pk, run)
+    shares = [stability_share.s(campaign.pk, run, start, min(start + size, run["resamples"])).set(
+        priority=BACKGROUND_PRIORITY) for start in range(0, run["resamples"], size)]
+    body = stability_merge.s(campaign.pk, run).set(priority=BACKGROUND_PRIORITY)
     try:
         if stability_share.app.conf.task_always_eager:
             # In-process, possibly inside another eager task (a results run): the chord has already run here.
@@ -136,7 +144,11 @@ def after_results(campaign_id: int) -> None:
 
 
 def _after_results_enabled() -> bool:
-    return bool(getattr(settings, "STABILITY_AFTER_RESULTS", settings.RESULTS_AUTO_RECOMPUTE))
+    """`STABILITY_AFTER_RESULTS`; unset: on where results recompute by themselves and tasks go to a broker."""
+    setting = getattr(settings, "STABILITY_AFTER_RESULTS", None)
+    if setting is None:
+        return bool(settings.RESULTS_AUTO_RECOMPUTE) and not stability_share.app.conf.task_always_eager
+    return bool(setting)
 
 
 @receiver(post_save, sender=CampaignResults, dispatch_uid="evaluation.stability_after_results")

@@ -13,9 +13,16 @@ worker killed mid-run leaves the old results in place; the task is then redelive
 
 Faults: the run lock lives only while its holder beats (`RunLock`, a few seconds' lease renewed
 by a thread), so a killed run frees its campaign at once instead of after a long timeout; and
-every time a worker (re)connects to the broker it queues a run for every campaign whose
-judgments are newer than its results (`catch_up`), so runs lost with a broker's queue, or with a
-worker killed outright, are made up without a person stepping in.
+every time a worker (re)connects to the broker it queues a run for every stale campaign
+(`catch_up_after_connect`), so runs lost with a broker's queue, or with a worker killed outright, are
+made up without a person stepping in. A campaign is stale when its judgments are newer than its
+results or when a compute was asked for (API, page, admin: `ResultsTask.apply_async` notes it in
+`CampaignResults.requested_at`) that no finished run has covered yet. The catch-up first checks its
+database connections (a PostgreSQL restart leaves the worker's kept connection dead) and tries
+again on a new one, then again later. A "queued" flag lives until shortly after its run is due
+(`QUEUED_MARGIN_SECONDS`; a run that waits for the lock renews it), so a flag whose run was lost
+holds back no new run for long. The broker's visibility timeout (settings
+`CELERY_BROKER_TRANSPORT_OPTIONS`) bounds when a killed worker's message comes back by itself.
 """
 import logging
 import threading
@@ -26,10 +33,14 @@ from contextlib import contextmanager
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
+from django.db import DatabaseError, close_old_connections, connections
+from django.utils import timezone
 
 from annotation.models import Campaign
+from config.celery import GuardedTask
 
 from .analyses import compute_results
+from .models import CampaignResults
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +99,30 @@ def campaign_lock(campaign_id: int, run_id: str):
             lock.release()
 
 
-@shared_task(bind=True, max_retries=None, acks_late=True, reject_on_worker_lost=True)
+class ResultsTask(GuardedTask):
+    """The results task's class: asking for a run through `apply_async` (the API's and the page's Recompute, the
+    admin, a reference-ranking change) first notes the request on the results row, so that the results count as
+    stale until a run covers it, whatever happens to the message. The debounced runs after new judgments
+    (`debounced=True`: the judgments already say it, and that path is the annotators') and retries don't."""
+
+    def apply_async(self, args=None, kwargs=None, **options):
+        if not options.pop("debounced", False) and not options.get("retries"):
+            note_requested(args[0] if args else (kwargs or {}).get("campaign_id"))
+        return super().apply_async(args, kwargs, **options)
+
+
+def note_requested(campaign_id) -> None:
+    """Mark the campaign's stored results as asked to be recomputed (nothing to mark before its first results:
+    its judgments make it stale then)."""
+    if campaign_id is None:
+        return
+    try:
+        CampaignResults.objects.filter(campaign_id=campaign_id).update(requested_at=timezone.now())
+    except DatabaseError:  # the run itself may still come: queue it, as without the note
+        log.warning("could not note the compute asked for campaign %s", campaign_id, exc_info=True)
+
+
+@shared_task(bind=True, base=ResultsTask, max_retries=None, acks_late=True, reject_on_worker_lost=True)
 def compute_campaign_results(self, campaign_id: int) -> dict:
     """Compute and store one campaign's results; retries while another run for it is in flight."""
     run_id = self.request.id or uuid.uuid4().hex
@@ -97,24 +131,33 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
             if self.request.is_eager:  # no broker to retry through (in-process mode): try again later here
                 _run_later(campaign_id, settings.RESULTS_DEBOUNCE_SECONDS)
                 return {"campaign": campaign_id, "status": "deferred: another run is in flight"}
-            raise self.retry(countdown=settings.RESULTS_DEBOUNCE_SECONDS)
+            # This run is the queued one now: its flag lives on until shortly after the retry is due.
+            countdown = settings.RESULTS_DEBOUNCE_SECONDS
+            cache.set(_queued_key(campaign_id), time.time() + countdown, timeout=countdown + QUEUED_MARGIN_SECONDS)
+            raise self.retry(countdown=countdown)
         cache.delete(_queued_key(campaign_id))
         campaign = Campaign.objects.filter(pk=campaign_id).first()
         if campaign is None:
             return {"campaign": campaign_id, "status": "gone"}
+        # The request this run covers: read before the judgments and options are, cleared once the results are stored
+        # unless a newer request came meanwhile (its own run clears that one).
+        requested = CampaignResults.objects.filter(campaign=campaign).values_list("requested_at", flat=True).first()
         results = compute_results(campaign)
+        if requested is not None:
+            CampaignResults.objects.filter(campaign=campaign, requested_at=requested).update(requested_at=None)
         if results is None:
             return {"campaign": campaign.slug, "status": "nothing to compute"}
         return {"campaign": campaign.slug, "judgments": results.judgments, "seconds": results.seconds}
 
 
 def stale_campaigns() -> list[int]:
-    """Campaigns whose newest judgment is newer than their stored results (or that have none yet)."""
+    """Campaigns whose newest judgment is newer than their stored results (or that have none yet), and campaigns
+    with a requested compute that no finished run has covered."""
     from django.db.models import F, Max, Q
 
     return list(Campaign.objects.annotate(newest=Max("judgments__id"))
-                .filter(newest__isnull=False)
-                .filter(Q(results__isnull=True) | Q(newest__gt=F("results__last_judgment_id")))
+                .filter(Q(newest__isnull=False, results__isnull=True) | Q(newest__gt=F("results__last_judgment_id"))
+                        | Q(results__requested_at__isnull=False))
                 .values_list("pk", flat=True))
 
 
@@ -129,10 +172,78 @@ def catch_up() -> int:
     return queued + adaptive_tasks.catch_up_looks()  # adaptive looks lost the same way (docs/methods.md §12.2)
 
 
+#: When a worker's catch-up fails twice (the database is still restarting), it tries again after this many
+#: seconds, doubling up to CATCH_UP_RETRY_MAX_SECONDS, until it succeeds.
+CATCH_UP_RETRY_SECONDS = 15.0
+CATCH_UP_RETRY_MAX_SECONDS = 300.0
+_later = {"timer": None}
+_later_lock = threading.Lock()
+
+
+def catch_up_after_connect(wait: float = CATCH_UP_RETRY_SECONDS) -> int | None:
+    """`catch_up` for a worker that has just (re)connected to the broker; how many runs it queued, None if the
+    database could not be reached (then it runs again in `wait` seconds, off the consumer's thread).
+
+    The worker keeps its database connection between tasks, and nothing checks it outside a task: after a
+    PostgreSQL restart the catch-up would fail on the dead connection. So stale connections are closed first
+    (with CONN_HEALTH_CHECKS the next query pings and reconnects), and a failure is tried once more on a new
+    connection."""
+    for attempt in (1, 2):
+        close_old_connections()
+        try:
+            queued = catch_up()
+        except Exception:
+            log.warning("catching up on stale results failed (attempt %d)", attempt, exc_info=True)
+            _close_connections()
+            continue
+        _cancel_later()
+        return queued
+    _retry_later(wait)
+    return None
+
+
+def _close_connections() -> None:
+    try:
+        connections.close_all()
+    except Exception:  # a dead connection may fail to close: it is dropped either way
+        log.debug("closing database connections failed", exc_info=True)
+
+
+def _retry_later(wait: float) -> None:
+    def run():
+        try:
+            queued = catch_up_after_connect(min(2 * wait, CATCH_UP_RETRY_MAX_SECONDS))
+            if queued is not None:
+                log.info("catch-up: queued %d stale campaign(s)", queued)
+        finally:
+            _close_connections()  # this thread's own
+
+    with _later_lock:
+        if _later["timer"] is not None:
+            _later["timer"].cancel()
+        _later["timer"] = threading.Timer(wait, run)
+        _later["timer"].daemon = True
+        _later["timer"].start()
+    log.error("catching up on stale results failed; trying again in %.0f s", wait)
+
+
+def _cancel_later() -> None:
+    with _later_lock:
+        if _later["timer"] is not None and _later["timer"] is not threading.current_thread():
+            _later["timer"].cancel()
+        _later["timer"] = None
+
+
+#: How long a "queued" flag outlives the time its run is due: a run delayed longer (a busy worker) may have one more
+#: run queued beside it; a flag whose run was lost stops holding back new runs this soon after it was due.
+QUEUED_MARGIN_SECONDS = 60
+
+
 def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
-    """Set the campaign's "queued" flag to the queued run's earliest start (`time.time()` seconds);
-    True if it was not set, i.e. this caller must queue the run."""
-    return cache.add(_queued_key(campaign_id), starts_at, timeout=settings.RESULTS_DEBOUNCE_SECONDS * 20)
+    """Set the campaign's "queued" flag to the queued run's earliest start (`time.time()` seconds), to live until
+    `QUEUED_MARGIN_SECONDS` after it; True if it was not set, i.e. this caller must queue the run."""
+    timeout = max(starts_at - time.time(), 0.0) + QUEUED_MARGIN_SECONDS
+    return cache.add(_queued_key(campaign_id), starts_at, timeout=timeout)
 
 
 #: campaign id -> time.time() before which a queued run will not start, so that it will read every judgment
@@ -173,7 +284,7 @@ def _enqueue(campaign_id: int, delay: float) -> None:
     if compute_campaign_results.app.conf.task_always_eager:
         _run_later(campaign_id, delay)  # no broker (the newcomer's set-up): in-process, off the request
     else:
-        compute_campaign_results.apply_async((campaign_id,), countdown=delay)
+        compute_campaign_results.apply_async((campaign_id,), countdown=delay, debounced=True)
 
 
 def _run_later(campaign_id: int, delay: float) -> None:

@@ -96,9 +96,22 @@ def _results_for(campaign, judgments: int):
 
 @pytest.fixture
 def own_redis(tmp_path):
+    """A Redis server of the test's own that loses its data when restarted."""
+    yield from _redis_server(tmp_path, persistent=False)
+
+
+@pytest.fixture
+def own_persistent_redis(tmp_path):
+    """A Redis server of the test's own that keeps its data over a restart (append-only file), as docker-compose's:
+    queued flags and a worker's unacknowledged messages come back with it."""
+    yield from _redis_server(tmp_path, persistent=True)
+
+
+def _redis_server(tmp_path, persistent: bool):
     _needs_services()
     port = _free_port()
-    command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path),
+               "--appendonly", "yes" if persistent else "no"]
     server = {"process": subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)}
 
     def ping():
@@ -132,7 +145,8 @@ def test_the_worker_survives_a_broker_restart_and_catches_up(own_redis, make_cam
             [sys.executable, "-c", "import django; django.setup(); from evaluation.tasks import "
              f"compute_campaign_results as t; t.apply_async(({campaign.pk},), countdown=30)"],
             cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": broker, "TEST_CELERY_EAGER": "0",
-                           "DJANGO_SETTINGS_MODULE": "config.settings_test"}, capture_output=True, timeout=60)
+                           "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings_test"},
+            capture_output=True, timeout=60)
         assert queue.returncode == 0, queue.stderr
         wait_for(lambda: "] received" in worker.log.read_text(), timeout=30)
         restart(after=3)  # the broker comes back empty: the queued run is lost with it

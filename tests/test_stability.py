@@ -304,3 +304,76 @@ def test_stability_follows_the_compute_endpoint_in_process(researcher, api, sett
     for workers in ("reliable", "all"):
         body = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": workers}).json()
         assert body["status"] == "done" and body["resamples"] == 1000 and "error" not in body, body
+
+
+# A pilot: three workers part-way through their HITs ---------------------------------------------------------------
+
+def judge_part_of_a_hit(campaign, worker: str, items: int, rng) -> None:
+    """`worker` enters the campaign and answers its first `items` items through the annotator API (a pilot, stopped
+    part-way: too few quality-control pairs for anyone to pass the reliability test)."""
+    from annotation.models import HitItem
+
+    from .conftest import post_answer, start
+    from .simulation import Behaviour, score_for, true_quality
+
+    client = Client()
+    token = start(client, campaign, worker)
+    state = client.get(f"/api/hit/{token}/").json()
+    stored = {i.id: i for i in HitItem.objects.filter(hit__assignments__token=token).select_related("output__system")}
+    for _ in range(items):
+        item = stored[state["item"]["id"]]
+        response = post_answer(client, token, {"item": item.id, "score": score_for(
+            Behaviour("diligent"), true_quality(item, PILOT_QUALITY), rng)})
+        assert response.status_code == 201, response.content
+        state = response.json()
+
+
+PILOT_QUALITY = {"sys-A": 80.0, "sys-B": 60.0, "sys-C": 40.0}
+
+
+def test_a_pilot_of_three_workers_gets_stability_not_a_failed_run(make_campaign, settings, api, researcher,
+                                                                    django_capture_on_commit_callbacks):
+    """The DA pilot (three workers, part-judged) once crashed every bootstrap after its results ("ValueError:
+    attempt to get argmax of an empty sequence", shown on the results page as a failed run): no worker is reliable
+    yet, so the reliable filter has no system to rank. It now says so (status "empty"); all workers are ranked."""
+    import random
+
+    settings.STABILITY_AFTER_RESULTS = True
+    settings.STABILITY_RESAMPLES_PER_TASK = 500
+    campaign = make_campaign(n_segments=30, systems=tuple(PILOT_QUALITY), redundancy=3)
+    rng = random.Random(4)
+    for worker in ("pilot-1", "pilot-2", "pilot-3"):
+        judge_part_of_a_hit(campaign, worker, 24, rng)
+    with django_capture_on_commit_callbacks(execute=True):
+        compute_results(campaign)
+    assert not campaign.worker_results.filter(reliable=True).exists()
+
+    reliable = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "reliable"}).json()
+    assert reliable["status"] == "empty" and reliable["results"] == [], reliable
+    assert "no system" in reliable["detail"] and "workers=reliable" in reliable["detail"]
+    everyone = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "all"}).json()
+    assert everyone["status"] == "done" and {r["system"] for r in everyone["results"]} == set(PILOT_QUALITY)
+    assert all(1 <= r["rank_interval"][0] <= r["rank_interval"][1] <= 3 for r in everyone["results"])
+
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "The last run failed" not in page and "no system" in page
+
+
+def test_stability_after_results_is_off_in_process_by_default(da, settings, django_capture_on_commit_callbacks):
+    """Unset, STABILITY_AFTER_RESULTS follows RESULTS_AUTO_RECOMPUTE only where a broker's workers run the bootstrap:
+    in-process it would run 1,000 resamples per filter in the web processes after every debounced results run,
+    beside the annotators (the results page's button still runs it)."""
+    from .test_e2e_celery import tasks_through_the_broker
+
+    settings.RESULTS_AUTO_RECOMPUTE = True
+    del settings.STABILITY_AFTER_RESULTS  # unset: the default
+    with django_capture_on_commit_callbacks(execute=True):
+        compute_results(da)
+    assert stored_tables(da) == 0
+    with tasks_through_the_broker():
+        assert stability_tasks._after_results_enabled()
+    settings.RESULTS_AUTO_RECOMPUTE = False
+    with tasks_through_the_broker():
+        assert not stability_tasks._after_results_enabled()

@@ -133,6 +133,8 @@ def mark_failed(campaign_id: int, run: dict, error: str) -> bool:
 def store(campaign_id: int, run: dict, counts: core.StabilityCounts, seconds: float) -> bool:
     """Store a finished run's figures, under the campaign's row lock; False (nothing stored) when newer results
     or a newer run of the same variant have superseded it."""
+    if not counts.systems:
+        return _store_empty(campaign_id, run, seconds)
     result = core.summarise(counts)
     rows = rank_rows(result)
     order = [int(i) for i in result.observed_rank.argsort()]
@@ -155,6 +157,31 @@ def store(campaign_id: int, run: dict, counts: core.StabilityCounts, seconds: fl
             return False
         ResultTable.objects.update_or_create(campaign=campaign, name=TABLE, variant=run["variant"], defaults={
             "columns": list(dict.fromkeys(c for row in rows for c in row)), "rows": jsonable(rows)})
+        _write_summary(campaign, run["variant"], summary)
+    return True
+
+
+def empty_detail(workers: str) -> str:
+    """Why a run has nothing to rank: its worker filter keeps no judgment of any system."""
+    why = " (no worker has passed the reliability test yet)" if workers == "reliable" else ""
+    return (f"workers={workers}: no system has a judgment counted under this filter{why}, so there is no ranking "
+            "to resample")
+
+
+def _store_empty(campaign_id: int, run: dict, seconds: float) -> bool:
+    """A finished run with no system to rank (a pilot whose workers have not passed yet): status "empty" with the
+    reason and no rows, in place of figures; False when superseded (as `store`)."""
+    summary = {"status": "empty", "run": run, "error": None, "detail": empty_detail(run["workers"]),
+               "finished_at": timezone.now().isoformat(), "seconds": round(seconds, 3), "workers": run["workers"],
+               "score": run["score"], "resamples": run["resamples"], "seed": run["seed"],
+               "last_judgment_id": run["last_id"], "results_run": run["results_run"]}
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+        if campaign is None or not is_current(campaign_id, run):
+            return False
+        if ((_summary(campaign, run["variant"]) or {}).get("run") or {}).get("run_id") != run["run_id"]:
+            return False
+        ResultTable.objects.filter(campaign=campaign, name=TABLE, variant=run["variant"]).delete()
         _write_summary(campaign, run["variant"], summary)
     return True
 
@@ -209,6 +236,8 @@ def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dic
     body["status"] = summary.get("status", "none")
     if summary.get("status") == "failed":
         body["error"] = summary.get("error")
+    if summary.get("status") == "empty":  # nothing to rank under this filter: the reason, no figures
+        return {**body, "detail": summary.get("detail"), "results": []}
     if summary.get("status") == "running":
         body["running"] = {k: run.get(k) for k in ("resamples", "seed", "started_at")}
     if "stable_ranking_probability" not in summary:  # never finished: only the status
@@ -228,8 +257,9 @@ def answer(campaign: Campaign, family: Family, params: Mapping[str, str]) -> dic
 
 def _api_row(row: dict) -> dict:
     probabilities = [row[k] for k in row if k.startswith("p_rank_")]
+    interval = [row["rank_low"], row["rank_high"]] if row["rank_low"] else []  # 0: a system without rank counts
     return {"system": row["system"], "observed_rank": row["observed_rank"], "observed_score": row["observed_score"],
-            "mean_rank": row["mean_rank"], "rank_interval": [row["rank_low"], row["rank_high"]],
+            "mean_rank": row["mean_rank"], "rank_interval": interval,
             "rank_probabilities": probabilities}
 
 

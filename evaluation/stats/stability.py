@@ -320,8 +320,11 @@ def stable_ranking_probability(pattern_counts) -> float:
 def rank_interval(rank_counts: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Per system (rows of counts over ranks 1..S) the (low, high) ranks of the central `level` interval:
     the smallest rank k with P(rank ≤ k) ≥ (1 − level)/2, respectively ≥ (1 + level)/2 (numpy's
-    "inverted_cdf" quantiles of the resampled ranks; docs/methods.md §12.4). 0 for a system without resamples."""
+    "inverted_cdf" quantiles of the resampled ranks; docs/methods.md §12.4). A system without rank counts gets the
+    empty interval (0, 0); no systems (shape (0, 0): a filter that keeps no judgment yet) give empty arrays."""
     counts = np.asarray(rank_counts, dtype=np.float64)
+    if counts.size == 0:  # numpy's argmax refuses an empty axis
+        return np.zeros(counts.shape[0], np.int64), np.zeros(counts.shape[0], np.int64)
     total = counts.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         cdf = np.cumsum(counts, axis=1) / total

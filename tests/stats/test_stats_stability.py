@@ -290,3 +290,23 @@ def test_systems_without_judgments_are_left_out():
     assert data.systems == ("a", "c")
     result = st.bootstrap(data, 100, 0)
     assert result.rank_probability.shape == (2, 2) and result.observed_rank.tolist() == [2, 1]
+
+
+def test_rank_interval_of_no_systems_and_of_a_system_without_counts():
+    """No systems (a worker filter nobody passes yet): empty intervals, not numpy's "argmax of an empty sequence";
+    a system without rank counts gets the empty interval (0, 0)."""
+    low, high = st.rank_interval(np.zeros((0, 0), np.int64))
+    assert low.shape == high.shape == (0,)
+    low, high = st.rank_interval(np.array([[3, 1], [0, 0]]))
+    assert (low.tolist(), high.tolist()) == ([1, 0], [2, 0])
+
+
+def test_a_bootstrap_with_no_system_to_rank_summarises_to_nothing():
+    """A partly judged campaign whose filter keeps no judgment: the bootstrap and its merged shares summarise to no
+    systems (the service stores status "empty"), instead of raising."""
+    data = st.prepare([], [], [], [], ["a", "b"])
+    assert data.n_systems == 0
+    result = st.summarise(st.merge([st.resample_counts(data, 0, 0, 50), st.resample_counts(data, 0, 50, 100)]))
+    assert result.systems == () and result.resamples == 100
+    assert result.rank_low.shape == result.mean_rank.shape == (0,) and result.rank_probability.shape == (0, 0)
+    assert result.better.shape == (0, 0) and st.bootstrap(data, 100).systems == ()

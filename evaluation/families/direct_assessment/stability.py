@@ -91,7 +91,7 @@ def page_section(campaign, header) -> list[dict]:
         srp = summary.get("stable_ranking_probability")
         out.append({
             "workers": workers, "title": FILTER_TITLES.get(workers, workers), "done": done,
-            "status": summary.get("status", "none"), "error": summary.get("error"),
+            "status": summary.get("status", "none"), "error": summary.get("error"), "detail": summary.get("detail"),
             "running": _running(summary),
             "stale": done and (header is None or summary.get("results_run") != header.runs),
             "srp": _percent(srp), "same_order": _percent(summary.get("same_order")),
