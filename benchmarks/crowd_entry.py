@@ -136,7 +136,7 @@ def main() -> None:
                  for i in range(args.entries)]
         measure("new workers:", fresh, args.show)
         back = []
-        for i, row in enumerate(rows[1:2 * args.entries:2]):  # open HITs, from the browser that holds them
+        for row in rows[1:2 * args.entries:2]:  # open HITs, from the browser that holds them
             client = Client(REMOTE_ADDR=row.entry_ip)
             client.cookies[BROWSER_COOKIE] = row.browser_key
             back.append((client, path, {"PROLIFIC_PID": row.annotator.external_id}))

@@ -4,18 +4,19 @@ Each HIT is done by `campaign.redundancy` distinct workers. A worker keeps their
 unfinished HIT until they finish it or stay idle longer than the campaign's timeout;
 after that the HIT may go to someone else, and the idle worker's partial judgments stay.
 
-A crowd worker's HIT is bound to the browser that took it (`browser`, a random cookie set at crowd
-entry, kept in `Assignment.browser_key`): the same worker id from another browser does not get that
-HIT (its token) while it is open, but another HIT or nothing (`HeldElsewhere`). The campaign's idle
-timeout frees it, as it frees any HIT. `max_open_per_ip` caps the open HITs of a campaign taken from
-one address (`Assignment.entry_ip`). Signed entry links: `entry_signature`.
+A crowd worker id is held, in each campaign, by the browser it is used in (`browser`, a random cookie set
+at crowd entry, kept in `Assignment.browser_key` of the worker's HITs): that browser gets the worker's open
+HIT, their next HIT and their completion codes; another browser gets nothing of theirs (`HeldElsewhere`)
+until the id has been unused for the campaign's idle timeout, which frees it as it frees any HIT. Codes
+stay with the browser that finished the HIT. A worker first seen is stored only when a HIT is handed out
+(`crowd_worker`). `max_open_per_ip` caps the open HITs of a campaign taken from one address
+(`Assignment.entry_ip`). Signed entry links: `entry_signature`.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
 import ipaddress
-import math
 import re
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -46,12 +47,8 @@ class InvalidWorkerId(ValueError):
 
 
 class HeldElsewhere(NoHitAvailable):
-    """The worker's open HIT is bound to another browser and the campaign has no other HIT for them.
-    `minutes` is how long until the idle timeout frees it, if that browser stays idle."""
-
-    def __init__(self, minutes: int):
-        self.minutes = minutes
-        super().__init__(f"held by another browser for up to {minutes} more minutes")
+    """The worker id is in use in another browser (an open HIT, or HITs finished there, with activity within the
+    campaign's idle timeout), and this browser has no open HIT of it: nothing of the worker's is given here."""
 
 
 class NotTrusted(NoHitAvailable):
@@ -143,6 +140,31 @@ def entry_from_query(params, worker_id: str) -> dict:
     return entry
 
 
+def crowd_worker(external_id: str, market: str) -> Annotator:
+    """The crowd worker with this id, or an unsaved one when the id is new: `assign` stores it only when it
+    hands out a HIT, so refused entries leave no record."""
+    return Annotator.objects.filter(external_id=external_id).first() or Annotator(external_id=external_id,
+                                                                                   source=market)
+
+
+def worker_assignments(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
+    """All of the worker's HITs of this campaign, oldest first (none, without a query, for a worker not stored)."""
+    if annotator.pk is None:
+        return []
+    return list(Assignment.objects.filter(campaign=campaign, annotator=annotator).order_by("started_at", "pk"))
+
+
+def in_use_elsewhere(campaign: Campaign, mine: list[Assignment], browser: str) -> bool:
+    """Whether the worker id is held by another browser: this browser has no open HIT of the worker, and one of
+    the worker's HITs bound to another browser, open or finished (not lost), saw activity within the idle
+    timeout."""
+    if any(a.status == Assignment.Status.ACTIVE and a.browser_key == browser for a in mine):
+        return False
+    cutoff = idle_cutoff(campaign)
+    return any(a.browser_key and a.browser_key != browser and a.last_activity_at >= cutoff
+               and a.status != Assignment.Status.ABANDONED for a in mine)
+
+
 def crowd_annotator(external_id: str, market: str) -> Annotator:
     try:
         annotator, _ = Annotator.objects.get_or_create(external_id=external_id, defaults={"source": market})
@@ -168,60 +190,69 @@ def _live(cutoff) -> Q:
 
 
 def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None, *, browser: str | None = None,
-           ip: str | None = None, max_open_per_ip: int | None = None) -> Assignment:
+           ip: str | None = None, max_open_per_ip: int | None = None,
+           mine: list[Assignment] | None = None) -> Assignment:
     """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable (HeldElsewhere when
-    the worker's open HIT is another browser's and there is no other), or TooManyOpenHits.
+    the worker id is in use in another browser), or TooManyOpenHits.
 
     `entry` (crowd workers: what their start link carried, see `entry_from_query`) is kept with the HIT, the
     latest one when a worker comes back, for the completion URL. `browser` (crowd workers: the entry cookie)
-    binds the HIT to that browser; without it (in-house annotators) the worker's unfinished HIT is theirs
-    wherever they come from. `ip` is stored with a HIT taken now, and with `max_open_per_ip` no more than that
-    many open HITs of the campaign are taken from one address."""
+    binds the worker id to that browser (`in_use_elsewhere`); without it (in-house annotators) the worker's
+    unfinished HIT is theirs wherever they come from. `ip` is stored with a HIT taken now, and with
+    `max_open_per_ip` no more than that many open HITs of the campaign are taken from one address. `mine` is
+    `worker_assignments`, when the caller has it already. An unsaved `annotator` is saved with the HIT."""
     cap = max_open_per_ip if ip and max_open_per_ip else None
     cutoff = idle_cutoff(campaign)
-    mine = list(Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
-                .order_by("started_at"))
+    mine = worker_assignments(campaign, annotator) if mine is None else mine
+    active = [a for a in mine if a.status == Assignment.Status.ACTIVE]
     if browser is None:
-        current = mine[0] if mine else None
-        held = []
+        current = active[0] if active else None
     else:
-        current = next((a for a in mine if a.browser_key == browser), None)
-        held = [a for a in mine if a is not current and a.browser_key and a.last_activity_at >= cutoff]
+        current = next((a for a in active if a.browser_key == browser), None)
         if current is None:
-            current = _rebind(campaign, [a for a in mine if a not in held], browser, ip, cap, cutoff)
+            if in_use_elsewhere(campaign, mine, browser):
+                raise HeldElsewhere
+            current = _rebind(campaign, active, browser, ip, cap, cutoff)
+            _bind_finished(campaign, mine, browser)
     if current is None:
-        current = _resume_abandoned(campaign, annotator, browser, ip, cap)
+        current = _resume_abandoned(campaign, mine, browser, ip, cap)
     if current is not None:
         if entry is not None and current.entry != entry:
             current.entry = entry
             Assignment.objects.filter(pk=current.pk).update(entry=entry)
         return current
-    reason = campaign.protocol_spec.refusal(campaign, annotator)
+    reason = campaign.protocol_spec.refusal(campaign, annotator) if annotator.pk else None
     if reason:
         raise NotTrusted(reason)
-    try:
-        return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap)
-    except NoHitAvailable:
-        if held:
-            latest = max(a.last_activity_at for a in held)
-            left = (latest - cutoff).total_seconds() / 60
-            raise HeldElsewhere(max(1, math.ceil(left))) from None
-        raise
+    return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap, mine)
+
+
+def _bind_finished(campaign: Campaign, mine: list[Assignment], browser: str) -> None:
+    """Finished HITs that no browser holds (done before HITs were bound) go to the browser the worker id is
+    now used in, so that their codes are shown there and nowhere else."""
+    unbound = [a.pk for a in mine if a.status == Assignment.Status.COMPLETED and not a.browser_key]
+    if unbound:
+        Assignment.objects.filter(pk__in=unbound, browser_key="").update(browser_key=browser)
+        for a in mine:
+            if a.pk in unbound:
+                a.browser_key = browser
 
 
 def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str, ip: str | None,
-             cap: int | None) -> Assignment:
+             cap: int | None, mine: list[Assignment]) -> Assignment:
     if cap is not None:
         _check_open_from(campaign, ip, cap, idle_cutoff(campaign))
     protocol = campaign.protocol_spec
-    seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
-                .values_list("exposure", flat=True))
+    seen = list(Hit.objects.filter(pk__in=[a.hit_id for a in mine]).values_list("exposure", flat=True)) \
+        if mine else []
     held = {key for e in seen if isinstance(e, dict) for key in e.get("exclusive") or ()}
     for _ in range(5):
         cutoff = idle_cutoff(campaign)
+        candidates = Hit.objects.filter(campaign=campaign)
+        if annotator.pk is not None:
+            candidates = candidates.exclude(assignments__annotator=annotator)
         candidates = (
-            Hit.objects.filter(campaign=campaign)
-            .exclude(assignments__annotator=annotator)
+            candidates
             .annotate(live=Count("assignments", filter=_live_on_hits(cutoff)))
             .filter(live__lt=campaign.redundancy)
             .order_by("live", "number")
@@ -281,12 +312,12 @@ def _rebind(campaign: Campaign, candidates: list[Assignment], browser: str, ip: 
     return None
 
 
-def _resume_abandoned(campaign: Campaign, annotator: Annotator, browser: str | None = None, ip: str | None = None,
-                      cap: int | None = None) -> Assignment | None:
+def _resume_abandoned(campaign: Campaign, mine: list[Assignment], browser: str | None = None,
+                      ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """A worker back after losing an unfinished HIT gets it back if nobody has taken their place (bound to the
     browser they come back with)."""
-    left = (Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ABANDONED)
-            .order_by("-last_activity_at").first())
+    left = max((a for a in mine if a.status == Assignment.Status.ABANDONED), key=lambda a: a.last_activity_at,
+               default=None)
     if left is None:
         return None
     cutoff = idle_cutoff(campaign)
@@ -319,8 +350,11 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
         if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
             return None
         keys = _exclusive(hit.exposure)
+        first_seen = annotator.pk is None
         try:
             with transaction.atomic():
+                if first_seen:  # a worker first seen now is stored with their first HIT, never without one
+                    annotator.save(force_insert=True)
                 assignment = Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry,
                                                        browser_key=browser, entry_ip=ip)
                 if keys:  # the database keeps a worker to one HIT per key, even when their requests race
@@ -328,6 +362,11 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
                                                        for k in keys])
                 return assignment
         except IntegrityError:  # the worker has this HIT, or holds one of its keys already: try the next HIT
+            if first_seen:  # not stored after all; or stored meanwhile by a parallel request with the same id
+                annotator.pk, annotator._state.adding = None, True
+                stored = Annotator.objects.filter(external_id=annotator.external_id).values_list("pk", flat=True)
+                if annotator.external_id and stored:
+                    annotator.pk, annotator._state.adding = stored[0], False
             return None
 
 
@@ -337,11 +376,19 @@ def _exclusive(exposure) -> list[str]:
     return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
-def finished(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
-    """The worker's completed HITs of this campaign that have a completion code, in the order they finished."""
-    return list(Assignment.objects.filter(campaign=campaign, annotator=annotator,
-                                          status=Assignment.Status.COMPLETED).exclude(completion_code="")
-                .select_related("campaign").order_by("completed_at", "pk"))
+def finished(campaign: Campaign, annotator: Annotator, browser: str | None = None,
+             mine: list[Assignment] | None = None) -> list[Assignment]:
+    """The worker's completed HITs of this campaign that have a completion code, in the order they finished;
+    with `browser` (crowd entry with binding on) only those finished in that browser. `mine` is
+    `worker_assignments`, when the caller has it already."""
+    mine = worker_assignments(campaign, annotator) if mine is None else mine
+    if browser is not None and not in_use_elsewhere(campaign, mine, browser):
+        _bind_finished(campaign, mine, browser)
+    done = [a for a in mine if a.status == Assignment.Status.COMPLETED and a.completion_code
+            and (browser is None or a.browser_key == browser)]
+    for a in done:
+        a.campaign = campaign
+    return sorted(done, key=lambda a: (a.completed_at, a.pk))
 
 
 def block(campaign: Campaign, annotator: Annotator) -> int:
@@ -356,7 +403,7 @@ def unblock(campaign: Campaign, annotator: Annotator) -> None:
 
 
 def is_blocked(campaign: Campaign, annotator: Annotator) -> bool:
-    return campaign.blocked_annotators.filter(pk=annotator.pk).exists()
+    return annotator.pk is not None and campaign.blocked_annotators.filter(pk=annotator.pk).exists()
 
 
 def needs_qualification(campaign: Campaign, annotator: Annotator) -> bool:
