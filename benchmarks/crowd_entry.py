@@ -113,6 +113,7 @@ def main() -> None:
     parser.add_argument("--redundancy", type=int, default=5)
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--db-name", default="mteval_entry_bench")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards (to EXPLAIN queries)")
     parser.add_argument("--show", action="store_true", help="print the statements of the last entry of each kind")
     args = parser.parse_args()
     url, _ = bench_database_url(os.environ.get("DATABASE_URL", ""), args.db_name, "crowd_entry.py")
@@ -145,7 +146,8 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        recreate_database(original, args.db_name, create=False)
+        if not args.keep:
+            recreate_database(original, args.db_name, create=False)
 
 
 if __name__ == "__main__":
