@@ -148,11 +148,15 @@ def test_refused_entries_create_no_worker(protected, make_campaign):
 def test_a_qualified_newcomer_is_stored_with_their_answers_when_a_hit_is_handed_out(protected, make_campaign):
     campaign = make_campaign(require_qualification=True, required_native_language="German")
     url = f"/c/{campaign.slug}/start/?worker_id=newcomer"
-    assert Client().post(url, {"native_language": "French", "country": "France"}).status_code == 403
-    assert not Annotator.objects.filter(external_id="newcomer").exists()
     token_of(Client().post(url, {"native_language": "german", "country": "Austria"}))
     annotator = Annotator.objects.get(external_id="newcomer")
     assert (annotator.native_language, annotator.country, annotator.source) == ("german", "Austria", "crowd")
+    # A declaration that disqualifies is kept, so that the worker is not asked again (and cannot answer again).
+    other = f"/c/{campaign.slug}/start/?worker_id=other"
+    assert Client().post(other, {"native_language": "French", "country": "France"}).status_code == 403
+    assert Annotator.objects.get(external_id="other").native_language == "French"
+    assert Client().post(other, {"native_language": "German", "country": "Austria"}).status_code == 403
+    assert not Assignment.objects.filter(annotator__external_id="other").exists()
 
 
 # Entry path cost ---------------------------------------------------------------------------------------------------

@@ -147,6 +147,15 @@ def crowd_worker(external_id: str, market: str) -> Annotator:
                                                                                    source=market)
 
 
+def store_worker(annotator: Annotator) -> None:
+    """Save a worker first seen now (`crowd_worker`); a parallel request may have saved the id first."""
+    try:
+        with transaction.atomic():
+            annotator.save(force_insert=True)
+    except IntegrityError:
+        annotator.pk, annotator._state.adding = Annotator.objects.get(external_id=annotator.external_id).pk, False
+
+
 def worker_assignments(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
     """All of the worker's HITs of this campaign, oldest first (none, without a query, for a worker not stored)."""
     if annotator.pk is None:

@@ -95,6 +95,8 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
         return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
                         "this campaign.", 403)
     if not assigning.qualifies(campaign, annotator):
+        if annotator.pk is None:  # the declaration that disqualifies a new worker is kept: not asked again
+            assigning.store_worker(annotator)
         return _message(request, "Thank you", "This campaign is for native speakers of "
                         f"{campaign.required_native_language} only.", 403)
     try:
