@@ -34,6 +34,7 @@ def build(args):
     """A campaign of `args.hits` HITs (the extra ones without items: entry never reads items) with
     `args.annotators` workers holding places, one per worker, half of them finished."""
     from django.core.management import call_command
+    from django.db import connection
     from django.utils import timezone
 
     from annotation.models import Annotator, Assignment, Campaign, Hit
@@ -60,6 +61,8 @@ def build(args):
                                entry_ip=f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}",
                                browser_key=secrets.token_urlsafe(32), entry={"worker_id": f"old{i}"}))
     Assignment.objects.bulk_create(rows)
+    with connection.cursor() as cursor:  # the statistics autovacuum would gather soon after such a bulk load
+        cursor.execute("ANALYZE")
     return campaign, rows
 
 

@@ -289,14 +289,30 @@ def _check_open_from(campaign: Campaign, ip: str, cap: int, cutoff, *, lock: boo
     """Raise TooManyOpenHits when `ip` holds `cap` open (active, not idle) HITs of the campaign. Inside a
     transaction, `lock` first takes a lock of this campaign and address (PostgreSQL; SQLite's transactions
     already run one at a time), so that parallel entries from one address cannot all pass the count."""
-    if lock and connection.vendor == "postgresql":
-        digest = hashlib.blake2b(f"entry-ip:{campaign.pk}:{ip}".encode(), digest_size=8).digest()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+    if lock:
+        _lock(f"entry-ip:{campaign.pk}:{ip}")
     open_here = Assignment.objects.filter(campaign=campaign, entry_ip=ip, status=Assignment.Status.ACTIVE,
                                           last_activity_at__gte=cutoff).count()
     if open_here >= cap:
         raise TooManyOpenHits(cap)
+
+
+def _lock(name: str) -> None:
+    """A transaction-long lock of `name` (PostgreSQL; SQLite's transactions already run one at a time)."""
+    if connection.vendor == "postgresql":
+        digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+
+
+def _check_held(campaign: Campaign, annotator: Annotator, browser: str, cutoff) -> None:
+    """Inside the claim's transaction, with a lock of this worker in this campaign: raise HeldElsewhere when a
+    parallel request (a double click on a first visit, say) has just bound the worker id to another browser."""
+    _lock(f"entry-worker:{campaign.pk}:{annotator.pk}")
+    if (Assignment.objects.filter(campaign=campaign, annotator=annotator, last_activity_at__gte=cutoff,
+                                  status__in=[Assignment.Status.ACTIVE, Assignment.Status.COMPLETED])
+            .exclude(browser_key__in=["", browser]).exists()):
+        raise HeldElsewhere
 
 
 def _rebind(campaign: Campaign, candidates: list[Assignment], browser: str, ip: str | None, cap: int | None,
@@ -349,6 +365,8 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
            ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """Lock the HIT, release its idle assignments, and take a free place if one is left."""
     with transaction.atomic():
+        if browser and annotator.pk is not None:
+            _check_held(campaign, annotator, browser, cutoff)
         if cap is not None:
             _check_open_from(campaign, ip, cap, cutoff, lock=True)
         hit = Hit.objects.select_for_update(skip_locked=True).filter(pk=hit_id).first()

@@ -200,7 +200,7 @@ def crowd_start(request, slug: str):
         return render(request, "annotation/start.html", {"campaign": campaign})
     browser, new = _browser_key(request) if settings.CROWD_BIND_BROWSER else (None, False)
     response = _crowd_enter(request, campaign, worker, browser)
-    if new:
+    if new and response.status_code != 409:  # a refused browser keeps its key (a parallel first request's)
         response.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_AGE, httponly=True, samesite="Lax",
                             secure=request.is_secure())
     return response
