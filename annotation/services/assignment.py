@@ -10,40 +10,34 @@ HIT, their next HIT and their completion codes; another browser gets nothing of 
 until the id has been unused for the campaign's idle timeout, which frees it as it frees any HIT. Codes
 stay with the browser that finished the HIT. A worker first seen is stored only when a HIT is handed out
 (`crowd_worker`). `max_open_per_ip` caps the open HITs of a campaign taken from one address
-(`Assignment.entry_ip`). Signed entry links: `entry_signature`.
+(`Assignment.entry_ip`). Entry links (worker id, signatures, client address): services/crowd_links.
 """
 from __future__ import annotations
 
 import hashlib
-import hmac
-import ipaddress
-import re
 from datetime import timedelta
-from urllib.parse import urlencode
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..models import MTURK_SUBMIT_TO, Annotator, Assignment, Campaign, Hit, StageExposure
-
-WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
-#: URL parameters that carry a worker id, and which market each one means.
-WORKER_ID_PARAMETERS = (("worker_id", "crowd"), ("PROLIFIC_PID", "prolific"), ("workerId", "mturk"))
-#: Other start-link parameters kept with the HIT for the completion URL: MTurk's ExternalQuestion adds
-#: assignmentId, hitId and turkSubmitTo; Prolific can add STUDY_ID and SESSION_ID.
-ENTRY_PARAMETERS = (("assignmentId", "assignment_id"), ("hitId", "hit_id"), ("STUDY_ID", "study_id"),
-                    ("SESSION_ID", "session_id"))
-#: What MTurk puts in place of the assignment id while a worker only previews the HIT.
-MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+from ..models import Annotator, Assignment, Campaign, Hit, StageExposure
+from .crowd_links import BROWSER_KEY_PATTERN as BROWSER_KEY_PATTERN
+from .crowd_links import ENTRY_PARAMETERS as ENTRY_PARAMETERS
+from .crowd_links import MTURK_PREVIEW as MTURK_PREVIEW
+from .crowd_links import WORKER_ID_PARAMETERS as WORKER_ID_PARAMETERS
+from .crowd_links import WORKER_ID_PATTERN as WORKER_ID_PATTERN
+from .crowd_links import InvalidWorkerId as InvalidWorkerId
+from .crowd_links import client_ip as client_ip
+from .crowd_links import entry_from_query as entry_from_query
+from .crowd_links import entry_signature as entry_signature
+from .crowd_links import signature_matches as signature_matches
+from .crowd_links import signed_entry_path as signed_entry_path
+from .crowd_links import worker_from_query as worker_from_query
 
 
 class NoHitAvailable(Exception):
     """Every HIT of the campaign is taken or already done by this worker."""
-
-
-class InvalidWorkerId(ValueError):
-    pass
 
 
 class HeldElsewhere(NoHitAvailable):
@@ -66,78 +60,6 @@ class TooManyOpenHits(Exception):
     def __init__(self, limit: int):
         self.limit = limit
         super().__init__(f"{limit} open HITs from this address")
-
-
-#: What a browser key (the crowd entry cookie) looks like: secrets.token_urlsafe(32).
-BROWSER_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
-
-
-def entry_signature(campaign: Campaign, worker_id: str) -> str:
-    """The `signature` of a signed entry link: hex HMAC-SHA256 of "<slug>:<worker id>" keyed with the
-    campaign's entry secret (docs/api.md §8.1)."""
-    message = f"{campaign.slug}:{worker_id}".encode()
-    return hmac.new(campaign.entry_secret.encode(), message, hashlib.sha256).hexdigest()
-
-
-def signature_matches(campaign: Campaign, worker_id: str, signature: str | None) -> bool:
-    """Whether `signature` (hex, any case) signs `worker_id` for this campaign; compared in constant time."""
-    if not signature:
-        return False
-    given = signature.strip().lower().encode("utf-8", "replace")
-    return hmac.compare_digest(entry_signature(campaign, worker_id).encode(), given)
-
-
-def signed_entry_path(campaign: Campaign, worker_id: str, parameter: str = "worker_id") -> str:
-    """The crowd entry path with the worker id and its signature."""
-    query = urlencode({parameter: worker_id, "signature": entry_signature(campaign, worker_id)})
-    return f"/c/{campaign.slug}/start/?{query}"
-
-
-def client_ip(meta, trusted_proxies: int = 0) -> str | None:
-    """The client's address: REMOTE_ADDR, or behind `trusted_proxies` proxies that each append to
-    X-Forwarded-For, the address the outermost of them saw (the `trusted_proxies`-th from the right; the
-    first hop when the header has no more entries). Entries further left are the client's to write and are
-    never believed. None when no valid address is found."""
-    candidates = []
-    if trusted_proxies > 0:
-        hops = [hop.strip() for hop in meta.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-        if hops:
-            candidates.append(hops[max(0, len(hops) - trusted_proxies)])
-    candidates.append(meta.get("REMOTE_ADDR", ""))
-    for value in candidates:
-        try:
-            return str(ipaddress.ip_address(value))
-        except ValueError:
-            continue
-    return None
-
-
-def worker_from_query(params) -> tuple[str, str] | None:
-    """The (worker id, market) a crowd market put into the URL, or None."""
-    for key, market in WORKER_ID_PARAMETERS:
-        value = params.get(key)
-        if value is not None:
-            value = value.strip()
-            if not WORKER_ID_PATTERN.match(value):
-                raise InvalidWorkerId("a worker id is 1-255 letters, digits or . @ : + - _")
-            return value, market
-    return None
-
-
-def entry_from_query(params, worker_id: str) -> dict:
-    """What the start link carried besides the worker id, for the completion URL (Assignment.entry).
-
-    Values that are not plain ids are dropped, MTurk's preview placeholder too, and `turkSubmitTo` is kept only
-    when it is one of MTurk's own hosts (the link is the worker's to edit)."""
-    entry = {"worker_id": worker_id}
-    for key, name in ENTRY_PARAMETERS:
-        value = (params.get(key) or "").strip()
-        if WORKER_ID_PATTERN.match(value) and value != MTURK_PREVIEW:
-            entry[name] = value
-    submit_to = (params.get("turkSubmitTo") or "").strip().rstrip("/")
-    if submit_to in MTURK_SUBMIT_TO:
-        entry["turk_submit_to"] = submit_to
-    return entry
 
 
 def crowd_worker(external_id: str, market: str) -> Annotator:
