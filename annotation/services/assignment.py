@@ -228,12 +228,14 @@ def _lock(name: str) -> None:
 
 
 def _check_held(campaign: Campaign, annotator: Annotator, browser: str, cutoff) -> None:
-    """Inside the claim's transaction, with a lock of this worker in this campaign: raise HeldElsewhere when a
-    parallel request (a double click on a first visit, say) has just bound the worker id to another browser."""
-    _lock(f"entry-worker:{campaign.pk}:{annotator.pk}")
-    if (Assignment.objects.filter(campaign=campaign, annotator=annotator, last_activity_at__gte=cutoff,
-                                  status__in=[Assignment.Status.ACTIVE, Assignment.Status.COMPLETED])
-            .exclude(browser_key__in=["", browser]).exists()):
+    """Inside the claim's transaction, before any HIT is locked, with a lock of this worker id in this campaign:
+    raise HeldElsewhere when a parallel request (a double click on a first visit, say) has just bound the id to
+    another browser. The lock is taken by id, so that it also holds for a worker not stored yet."""
+    _lock(f"entry-worker:{campaign.pk}:{annotator.external_id}")
+    rows = Assignment.objects.filter(campaign=campaign, annotator__external_id=annotator.external_id,
+                                     last_activity_at__gte=cutoff,
+                                     status__in=[Assignment.Status.ACTIVE, Assignment.Status.COMPLETED])
+    if rows.exclude(browser_key__in=["", browser]).exists():
         raise HeldElsewhere
 
 
@@ -287,7 +289,7 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
            ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """Lock the HIT, release its idle assignments, and take a free place if one is left."""
     with transaction.atomic():
-        if browser and annotator.pk is not None:
+        if browser and annotator.external_id:
             _check_held(campaign, annotator, browser, cutoff)
         if cap is not None:
             _check_open_from(campaign, ip, cap, cutoff, lock=True)
