@@ -330,7 +330,9 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["campaign", "hit", "started_at"]
         constraints = [models.UniqueConstraint(fields=["hit", "annotator"], name="assignment_one_per_worker_hit")]
-        indexes = [models.Index(fields=["campaign", "annotator", "status"], name="assignment_worker_idx")]
+        # entry_ip: the cap on open HITs per address counts an address's HITs at every crowd entry.
+        indexes = [models.Index(fields=["campaign", "annotator", "status"], name="assignment_worker_idx"),
+                   models.Index(fields=["campaign", "entry_ip"], name="assignment_entry_ip_idx")]
 
     def __str__(self):
         return f"{self.annotator} on {self.hit}"

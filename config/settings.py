@@ -268,8 +268,8 @@ CROWD_ENTRY_RATE_PER_CAMPAIGN = _crowd_setting("CROWD_ENTRY_RATE_PER_CAMPAIGN", 
 # A lab whose annotators share one address (a NAT) needs it raised or off.
 _cap = _crowd_setting("CROWD_MAX_OPEN_HITS_PER_IP", "3", r"^[1-9]\d*$")
 CROWD_MAX_OPEN_HITS_PER_IP = int(_cap) if _cap else None
-# A crowd worker's open HIT is bound to the browser that took it (a cookie): the same worker id from another
-# browser gets another HIT or a refusal, not that one, until the campaign's idle timeout frees it.
+# A crowd worker id is held by the browser it is used in (a cookie): its open HIT, next HITs and completion codes
+# go to that browser only, until the id is unused for the campaign's idle timeout (docs/api.md §8.1).
 CROWD_BIND_BROWSER = env.bool("CROWD_BIND_BROWSER", default=True)
 # The client address is REMOTE_ADDR; behind N proxies that each append to X-Forwarded-For, set N: the address
 # the outermost proxy saw is used (the N-th from the right), never a hop the client could have written.

@@ -55,11 +55,11 @@ def test_publish_pause_close(admin_client):
     admin_client.post(IMPORT_URL, form(campaign_lines(70)))
     campaign = Campaign.objects.get()
     url = f"/admin/annotation/campaign/{campaign.pk}/status/"
-    for status, crowd_status in (("active", 302), ("paused", 403), ("closed", 403), ("active", 302)):
+    for i, (status, crowd_status) in enumerate((("active", 302), ("paused", 403), ("closed", 403), ("active", 302))):
         assert admin_client.post(url, {"status": status}).status_code == 302
         campaign.refresh_from_db()
         assert campaign.status == status
-        assert Client().get(f"/c/{campaign.slug}/start/", {"worker_id": f"w-{status}"}).status_code == crowd_status
+        assert Client().get(f"/c/{campaign.slug}/start/", {"worker_id": f"w-{i}"}).status_code == crowd_status
     assert admin_client.post(url, {"status": "bogus"}).status_code == 302
     campaign.refresh_from_db()
     assert campaign.status == "active"

@@ -74,8 +74,12 @@ def stage(campaign, name):
     return Campaign.objects.get(stage_name=name, name__startswith=campaign.name)
 
 
+#: Each worker's browser: a worker id is held by the browser it is used in (docs/api.md §8.1).
+BROWSERS: dict[str, Client] = {}
+
+
 def enter(campaign, worker):
-    client = Client()
+    client = BROWSERS.setdefault(worker, Client())
     response = client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker})
     if response.status_code != 302:
         return None, None

@@ -60,8 +60,12 @@ def rt_campaign(**raw):
                            protocol="reference-translation", parsed=parsed).campaign
 
 
+#: Each worker's browser: a worker id is held by the browser it is used in (docs/api.md §8.1).
+BROWSERS: dict[str, Client] = {}
+
+
 def enter(campaign, worker):
-    client = Client()
+    client = BROWSERS.setdefault(worker, Client())
     response = client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker})
     if response.status_code != 302:
         return None, None

@@ -4,54 +4,45 @@ Each HIT is done by `campaign.redundancy` distinct workers. A worker keeps their
 unfinished HIT until they finish it or stay idle longer than the campaign's timeout;
 after that the HIT may go to someone else, and the idle worker's partial judgments stay.
 
-A crowd worker's HIT is bound to the browser that took it (`browser`, a random cookie set at crowd
-entry, kept in `Assignment.browser_key`): the same worker id from another browser does not get that
-HIT (its token) while it is open, but another HIT or nothing (`HeldElsewhere`). The campaign's idle
-timeout frees it, as it frees any HIT. `max_open_per_ip` caps the open HITs of a campaign taken from
-one address (`Assignment.entry_ip`). Signed entry links: `entry_signature`.
+A crowd worker id is held, in each campaign, by the browser it is used in (`browser`, a random cookie set
+at crowd entry, kept in `Assignment.browser_key` of the worker's HITs): that browser gets the worker's open
+HIT, their next HIT and their completion codes; another browser gets nothing of theirs (`HeldElsewhere`)
+until the id has been unused for the campaign's idle timeout, which frees it as it frees any HIT. Codes
+stay with the browser that finished the HIT. A worker first seen is stored only when a HIT is handed out
+(`crowd_worker`). `max_open_per_ip` caps the open HITs of a campaign taken from one address
+(`Assignment.entry_ip`). Entry links (worker id, signatures, client address): services/crowd_links.
 """
 from __future__ import annotations
 
 import hashlib
-import hmac
-import ipaddress
-import math
-import re
 from datetime import timedelta
-from urllib.parse import urlencode
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from ..models import MTURK_SUBMIT_TO, Annotator, Assignment, Campaign, Hit, StageExposure
-
-WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
-#: URL parameters that carry a worker id, and which market each one means.
-WORKER_ID_PARAMETERS = (("worker_id", "crowd"), ("PROLIFIC_PID", "prolific"), ("workerId", "mturk"))
-#: Other start-link parameters kept with the HIT for the completion URL: MTurk's ExternalQuestion adds
-#: assignmentId, hitId and turkSubmitTo; Prolific can add STUDY_ID and SESSION_ID.
-ENTRY_PARAMETERS = (("assignmentId", "assignment_id"), ("hitId", "hit_id"), ("STUDY_ID", "study_id"),
-                    ("SESSION_ID", "session_id"))
-#: What MTurk puts in place of the assignment id while a worker only previews the HIT.
-MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+from ..models import Annotator, Assignment, Campaign, Hit, StageExposure
+from .crowd_links import BROWSER_KEY_PATTERN as BROWSER_KEY_PATTERN
+from .crowd_links import ENTRY_PARAMETERS as ENTRY_PARAMETERS
+from .crowd_links import MTURK_PREVIEW as MTURK_PREVIEW
+from .crowd_links import WORKER_ID_PARAMETERS as WORKER_ID_PARAMETERS
+from .crowd_links import WORKER_ID_PATTERN as WORKER_ID_PATTERN
+from .crowd_links import InvalidWorkerId as InvalidWorkerId
+from .crowd_links import client_ip as client_ip
+from .crowd_links import entry_from_query as entry_from_query
+from .crowd_links import entry_signature as entry_signature
+from .crowd_links import signature_matches as signature_matches
+from .crowd_links import signed_entry_path as signed_entry_path
+from .crowd_links import worker_from_query as worker_from_query
 
 
 class NoHitAvailable(Exception):
     """Every HIT of the campaign is taken or already done by this worker."""
 
 
-class InvalidWorkerId(ValueError):
-    pass
-
-
 class HeldElsewhere(NoHitAvailable):
-    """The worker's open HIT is bound to another browser and the campaign has no other HIT for them.
-    `minutes` is how long until the idle timeout frees it, if that browser stays idle."""
-
-    def __init__(self, minutes: int):
-        self.minutes = minutes
-        super().__init__(f"held by another browser for up to {minutes} more minutes")
+    """The worker id is in use in another browser (an open HIT, or HITs finished there, with activity within the
+    campaign's idle timeout), and this browser has no open HIT of it: nothing of the worker's is given here."""
 
 
 class NotTrusted(NoHitAvailable):
@@ -71,76 +62,38 @@ class TooManyOpenHits(Exception):
         super().__init__(f"{limit} open HITs from this address")
 
 
-#: What a browser key (the crowd entry cookie) looks like: secrets.token_urlsafe(32).
-BROWSER_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+def crowd_worker(external_id: str, market: str) -> Annotator:
+    """The crowd worker with this id, or an unsaved one when the id is new: `assign` stores it only when it
+    hands out a HIT, so refused entries leave no record."""
+    return Annotator.objects.filter(external_id=external_id).first() or Annotator(external_id=external_id,
+                                                                                   source=market)
 
 
-def entry_signature(campaign: Campaign, worker_id: str) -> str:
-    """The `signature` of a signed entry link: hex HMAC-SHA256 of "<slug>:<worker id>" keyed with the
-    campaign's entry secret (docs/api.md §8.1)."""
-    message = f"{campaign.slug}:{worker_id}".encode()
-    return hmac.new(campaign.entry_secret.encode(), message, hashlib.sha256).hexdigest()
+def store_worker(annotator: Annotator) -> None:
+    """Save a worker first seen now (`crowd_worker`); a parallel request may have saved the id first."""
+    try:
+        with transaction.atomic():
+            annotator.save(force_insert=True)
+    except IntegrityError:
+        annotator.pk, annotator._state.adding = Annotator.objects.get(external_id=annotator.external_id).pk, False
 
 
-def signature_matches(campaign: Campaign, worker_id: str, signature: str | None) -> bool:
-    """Whether `signature` (hex, any case) signs `worker_id` for this campaign; compared in constant time."""
-    if not signature:
+def worker_assignments(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
+    """All of the worker's HITs of this campaign, oldest first (none, without a query, for a worker not stored)."""
+    if annotator.pk is None:
+        return []
+    return list(Assignment.objects.filter(campaign=campaign, annotator=annotator).order_by("started_at", "pk"))
+
+
+def in_use_elsewhere(campaign: Campaign, mine: list[Assignment], browser: str) -> bool:
+    """Whether the worker id is held by another browser: this browser has no open HIT of the worker, and one of
+    the worker's HITs bound to another browser, open or finished (not lost), saw activity within the idle
+    timeout."""
+    if any(a.status == Assignment.Status.ACTIVE and a.browser_key == browser for a in mine):
         return False
-    given = signature.strip().lower().encode("utf-8", "replace")
-    return hmac.compare_digest(entry_signature(campaign, worker_id).encode(), given)
-
-
-def signed_entry_path(campaign: Campaign, worker_id: str, parameter: str = "worker_id") -> str:
-    """The crowd entry path with the worker id and its signature."""
-    query = urlencode({parameter: worker_id, "signature": entry_signature(campaign, worker_id)})
-    return f"/c/{campaign.slug}/start/?{query}"
-
-
-def client_ip(meta, trusted_proxies: int = 0) -> str | None:
-    """The client's address: REMOTE_ADDR, or behind `trusted_proxies` proxies that each append to
-    X-Forwarded-For, the address the outermost of them saw (the `trusted_proxies`-th from the right; the
-    first hop when the header has no more entries). Entries further left are the client's to write and are
-    never believed. None when no valid address is found."""
-    candidates = []
-    if trusted_proxies > 0:
-        hops = [hop.strip() for hop in meta.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-        if hops:
-            candidates.append(hops[max(0, len(hops) - trusted_proxies)])
-    candidates.append(meta.get("REMOTE_ADDR", ""))
-    for value in candidates:
-        try:
-            return str(ipaddress.ip_address(value))
-        except ValueError:
-            continue
-    return None
-
-
-def worker_from_query(params) -> tuple[str, str] | None:
-    """The (worker id, market) a crowd market put into the URL, or None."""
-    for key, market in WORKER_ID_PARAMETERS:
-        value = params.get(key)
-        if value is not None:
-            value = value.strip()
-            if not WORKER_ID_PATTERN.match(value):
-                raise InvalidWorkerId("a worker id is 1-255 letters, digits or . @ : + - _")
-            return value, market
-    return None
-
-
-def entry_from_query(params, worker_id: str) -> dict:
-    """What the start link carried besides the worker id, for the completion URL (Assignment.entry).
-
-    Values that are not plain ids are dropped, MTurk's preview placeholder too, and `turkSubmitTo` is kept only
-    when it is one of MTurk's own hosts (the link is the worker's to edit)."""
-    entry = {"worker_id": worker_id}
-    for key, name in ENTRY_PARAMETERS:
-        value = (params.get(key) or "").strip()
-        if WORKER_ID_PATTERN.match(value) and value != MTURK_PREVIEW:
-            entry[name] = value
-    submit_to = (params.get("turkSubmitTo") or "").strip().rstrip("/")
-    if submit_to in MTURK_SUBMIT_TO:
-        entry["turk_submit_to"] = submit_to
-    return entry
+    cutoff = idle_cutoff(campaign)
+    return any(a.browser_key and a.browser_key != browser and a.last_activity_at >= cutoff
+               and a.status != Assignment.Status.ABANDONED for a in mine)
 
 
 def crowd_annotator(external_id: str, market: str) -> Annotator:
@@ -168,65 +121,65 @@ def _live(cutoff) -> Q:
 
 
 def assign(campaign: Campaign, annotator: Annotator, entry: dict | None = None, *, browser: str | None = None,
-           ip: str | None = None, max_open_per_ip: int | None = None) -> Assignment:
+           ip: str | None = None, max_open_per_ip: int | None = None,
+           mine: list[Assignment] | None = None) -> Assignment:
     """The worker's unfinished HIT of this campaign, or a new one. Raises NoHitAvailable (HeldElsewhere when
-    the worker's open HIT is another browser's and there is no other), or TooManyOpenHits.
+    the worker id is in use in another browser), or TooManyOpenHits.
 
     `entry` (crowd workers: what their start link carried, see `entry_from_query`) is kept with the HIT, the
     latest one when a worker comes back, for the completion URL. `browser` (crowd workers: the entry cookie)
-    binds the HIT to that browser; without it (in-house annotators) the worker's unfinished HIT is theirs
-    wherever they come from. `ip` is stored with a HIT taken now, and with `max_open_per_ip` no more than that
-    many open HITs of the campaign are taken from one address."""
+    binds the worker id to that browser (`in_use_elsewhere`); without it (in-house annotators) the worker's
+    unfinished HIT is theirs wherever they come from. `ip` is stored with a HIT taken now, and with
+    `max_open_per_ip` no more than that many open HITs of the campaign are taken from one address. `mine` is
+    `worker_assignments`, when the caller has it already. An unsaved `annotator` is saved with the HIT."""
     cap = max_open_per_ip if ip and max_open_per_ip else None
     cutoff = idle_cutoff(campaign)
-    mine = list(Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE)
-                .order_by("started_at"))
+    mine = worker_assignments(campaign, annotator) if mine is None else mine
+    active = [a for a in mine if a.status == Assignment.Status.ACTIVE]
     if browser is None:
-        current = mine[0] if mine else None
-        held = []
+        current = active[0] if active else None
     else:
-        current = next((a for a in mine if a.browser_key == browser), None)
-        held = [a for a in mine if a is not current and a.browser_key and a.last_activity_at >= cutoff]
+        current = next((a for a in active if a.browser_key == browser), None)
         if current is None:
-            current = _rebind(campaign, [a for a in mine if a not in held], browser, ip, cap, cutoff)
+            if in_use_elsewhere(campaign, mine, browser):
+                raise HeldElsewhere
+            current = _rebind(campaign, active, browser, ip, cap, cutoff)
+            _bind_finished(campaign, mine, browser)
     if current is None:
-        current = _resume_abandoned(campaign, annotator, browser, ip, cap)
+        current = _resume_abandoned(campaign, mine, browser, ip, cap)
     if current is not None:
         if entry is not None and current.entry != entry:
             current.entry = entry
             Assignment.objects.filter(pk=current.pk).update(entry=entry)
         return current
-    reason = campaign.protocol_spec.refusal(campaign, annotator)
+    reason = campaign.protocol_spec.refusal(campaign, annotator) if annotator.pk else None
     if reason:
         raise NotTrusted(reason)
-    try:
-        return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap)
-    except NoHitAvailable:
-        if held:
-            latest = max(a.last_activity_at for a in held)
-            left = (latest - cutoff).total_seconds() / 60
-            raise HeldElsewhere(max(1, math.ceil(left))) from None
-        raise
+    return _new_hit(campaign, annotator, entry or {}, browser or "", ip, cap, mine)
+
+
+def _bind_finished(campaign: Campaign, mine: list[Assignment], browser: str) -> None:
+    """Finished HITs that no browser holds (done before HITs were bound) go to the browser the worker id is
+    now used in, so that their codes are shown there and nowhere else."""
+    unbound = [a.pk for a in mine if a.status == Assignment.Status.COMPLETED and not a.browser_key]
+    if unbound:
+        Assignment.objects.filter(pk__in=unbound, browser_key="").update(browser_key=browser)
+        for a in mine:
+            if a.pk in unbound:
+                a.browser_key = browser
 
 
 def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str, ip: str | None,
-             cap: int | None) -> Assignment:
+             cap: int | None, mine: list[Assignment]) -> Assignment:
     if cap is not None:
         _check_open_from(campaign, ip, cap, idle_cutoff(campaign))
     protocol = campaign.protocol_spec
-    seen = list(Hit.objects.filter(campaign=campaign, assignments__annotator=annotator)
-                .values_list("exposure", flat=True))
+    seen = list(Hit.objects.filter(pk__in=[a.hit_id for a in mine]).values_list("exposure", flat=True)) \
+        if mine else []
     held = {key for e in seen if isinstance(e, dict) for key in e.get("exclusive") or ()}
     for _ in range(5):
         cutoff = idle_cutoff(campaign)
-        candidates = (
-            Hit.objects.filter(campaign=campaign)
-            .exclude(assignments__annotator=annotator)
-            .annotate(live=Count("assignments", filter=_live_on_hits(cutoff)))
-            .filter(live__lt=campaign.redundancy)
-            .order_by("live", "number")
-            .values_list("pk", "exposure")[:50]
-        )
+        candidates = _free_hits(campaign, [a.hit_id for a in mine], cutoff)
         candidates = [pk for pk, exposure in candidates if not protocol.conflicts(exposure, seen, annotator.pk)
                       and not (held and held.intersection(_exclusive(exposure)))]
         if not candidates:
@@ -238,24 +191,52 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
     raise NoHitAvailable
 
 
-def _live_on_hits(cutoff) -> Q:
-    return Q(assignments__status=Assignment.Status.COMPLETED) | Q(
-        assignments__status=Assignment.Status.ACTIVE, assignments__last_activity_at__gte=cutoff
-    )
+def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50) -> list[tuple[int, dict]]:
+    """(pk, exposure) of up to `limit` HITs with a free place, fewest live assignments first, then by number
+    (docs/methods.md §2.3), leaving out the HITs in `taken` (the worker's own). The live assignments are counted
+    in one aggregate joined to the HITs, not once per HIT: on PostgreSQL a hash join, where a count per HIT
+    made each entry a nested loop over the whole campaign."""
+    hit, assignment = Hit._meta.db_table, Assignment._meta.db_table
+    own = f"AND h.id NOT IN ({', '.join(['%s'] * len(taken))})" if taken else ""
+    sql = (f"SELECT h.id, h.exposure, COALESCE(l.live, 0) AS live FROM {hit} h LEFT JOIN ("
+           f"SELECT hit_id, COUNT(*) AS live FROM {assignment} WHERE campaign_id = %s AND "
+           f"(status = %s OR (status = %s AND last_activity_at >= %s)) GROUP BY hit_id) l ON l.hit_id = h.id "
+           f"WHERE h.campaign_id = %s AND COALESCE(l.live, 0) < %s {own} ORDER BY live, h.number LIMIT %s")
+    params = [campaign.pk, Assignment.Status.COMPLETED, Assignment.Status.ACTIVE, cutoff, campaign.pk,
+              campaign.redundancy, *taken, limit]
+    return [(h.pk, h.exposure) for h in Hit.objects.raw(sql, params)]
 
 
 def _check_open_from(campaign: Campaign, ip: str, cap: int, cutoff, *, lock: bool = False) -> None:
     """Raise TooManyOpenHits when `ip` holds `cap` open (active, not idle) HITs of the campaign. Inside a
     transaction, `lock` first takes a lock of this campaign and address (PostgreSQL; SQLite's transactions
     already run one at a time), so that parallel entries from one address cannot all pass the count."""
-    if lock and connection.vendor == "postgresql":
-        digest = hashlib.blake2b(f"entry-ip:{campaign.pk}:{ip}".encode(), digest_size=8).digest()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+    if lock:
+        _lock(f"entry-ip:{campaign.pk}:{ip}")
     open_here = Assignment.objects.filter(campaign=campaign, entry_ip=ip, status=Assignment.Status.ACTIVE,
                                           last_activity_at__gte=cutoff).count()
     if open_here >= cap:
         raise TooManyOpenHits(cap)
+
+
+def _lock(name: str) -> None:
+    """A transaction-long lock of `name` (PostgreSQL; SQLite's transactions already run one at a time)."""
+    if connection.vendor == "postgresql":
+        digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+
+
+def _check_held(campaign: Campaign, annotator: Annotator, browser: str, cutoff) -> None:
+    """Inside the claim's transaction, before any HIT is locked, with a lock of this worker id in this campaign:
+    raise HeldElsewhere when a parallel request (a double click on a first visit, say) has just bound the id to
+    another browser. The lock is taken by id, so that it also holds for a worker not stored yet."""
+    _lock(f"entry-worker:{campaign.pk}:{annotator.external_id}")
+    rows = Assignment.objects.filter(campaign=campaign, annotator__external_id=annotator.external_id,
+                                     last_activity_at__gte=cutoff,
+                                     status__in=[Assignment.Status.ACTIVE, Assignment.Status.COMPLETED])
+    if rows.exclude(browser_key__in=["", browser]).exists():
+        raise HeldElsewhere
 
 
 def _rebind(campaign: Campaign, candidates: list[Assignment], browser: str, ip: str | None, cap: int | None,
@@ -281,12 +262,12 @@ def _rebind(campaign: Campaign, candidates: list[Assignment], browser: str, ip: 
     return None
 
 
-def _resume_abandoned(campaign: Campaign, annotator: Annotator, browser: str | None = None, ip: str | None = None,
-                      cap: int | None = None) -> Assignment | None:
+def _resume_abandoned(campaign: Campaign, mine: list[Assignment], browser: str | None = None,
+                      ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """A worker back after losing an unfinished HIT gets it back if nobody has taken their place (bound to the
     browser they come back with)."""
-    left = (Assignment.objects.filter(campaign=campaign, annotator=annotator, status=Assignment.Status.ABANDONED)
-            .order_by("-last_activity_at").first())
+    left = max((a for a in mine if a.status == Assignment.Status.ABANDONED), key=lambda a: a.last_activity_at,
+               default=None)
     if left is None:
         return None
     cutoff = idle_cutoff(campaign)
@@ -308,6 +289,8 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
            ip: str | None = None, cap: int | None = None) -> Assignment | None:
     """Lock the HIT, release its idle assignments, and take a free place if one is left."""
     with transaction.atomic():
+        if browser and annotator.external_id:
+            _check_held(campaign, annotator, browser, cutoff)
         if cap is not None:
             _check_open_from(campaign, ip, cap, cutoff, lock=True)
         hit = Hit.objects.select_for_update(skip_locked=True).filter(pk=hit_id).first()
@@ -319,8 +302,11 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
         if hit.assignments.filter(_live(cutoff)).count() >= campaign.redundancy:
             return None
         keys = _exclusive(hit.exposure)
+        first_seen = annotator.pk is None
         try:
             with transaction.atomic():
+                if first_seen:  # a worker first seen now is stored with their first HIT, never without one
+                    annotator.save(force_insert=True)
                 assignment = Assignment.objects.create(campaign=campaign, hit=hit, annotator=annotator, entry=entry,
                                                        browser_key=browser, entry_ip=ip)
                 if keys:  # the database keeps a worker to one HIT per key, even when their requests race
@@ -328,6 +314,11 @@ def _claim(campaign: Campaign, hit_id: int, annotator: Annotator, cutoff, entry:
                                                        for k in keys])
                 return assignment
         except IntegrityError:  # the worker has this HIT, or holds one of its keys already: try the next HIT
+            if first_seen:  # not stored after all; or stored meanwhile by a parallel request with the same id
+                annotator.pk, annotator._state.adding = None, True
+                stored = Annotator.objects.filter(external_id=annotator.external_id).values_list("pk", flat=True)
+                if annotator.external_id and stored:
+                    annotator.pk, annotator._state.adding = stored[0], False
             return None
 
 
@@ -337,11 +328,19 @@ def _exclusive(exposure) -> list[str]:
     return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
-def finished(campaign: Campaign, annotator: Annotator) -> list[Assignment]:
-    """The worker's completed HITs of this campaign that have a completion code, in the order they finished."""
-    return list(Assignment.objects.filter(campaign=campaign, annotator=annotator,
-                                          status=Assignment.Status.COMPLETED).exclude(completion_code="")
-                .select_related("campaign").order_by("completed_at", "pk"))
+def finished(campaign: Campaign, annotator: Annotator, browser: str | None = None,
+             mine: list[Assignment] | None = None) -> list[Assignment]:
+    """The worker's completed HITs of this campaign that have a completion code, in the order they finished;
+    with `browser` (crowd entry with binding on) only those finished in that browser. `mine` is
+    `worker_assignments`, when the caller has it already."""
+    mine = worker_assignments(campaign, annotator) if mine is None else mine
+    if browser is not None and not in_use_elsewhere(campaign, mine, browser):
+        _bind_finished(campaign, mine, browser)
+    done = [a for a in mine if a.status == Assignment.Status.COMPLETED and a.completion_code
+            and (browser is None or a.browser_key == browser)]
+    for a in done:
+        a.campaign = campaign
+    return sorted(done, key=lambda a: (a.completed_at, a.pk))
 
 
 def block(campaign: Campaign, annotator: Annotator) -> int:
@@ -356,7 +355,7 @@ def unblock(campaign: Campaign, annotator: Annotator) -> None:
 
 
 def is_blocked(campaign: Campaign, annotator: Annotator) -> bool:
-    return campaign.blocked_annotators.filter(pk=annotator.pk).exists()
+    return annotator.pk is not None and campaign.blocked_annotators.filter(pk=annotator.pk).exists()
 
 
 def needs_qualification(campaign: Campaign, annotator: Annotator) -> bool:

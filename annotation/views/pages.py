@@ -46,8 +46,8 @@ def _finished(request, title: str, text: str, done: list[Assignment], entry: dic
                   status=status)
 
 
-def _not_open(request, campaign: Campaign, annotator, entry: dict | None):
-    done = assigning.finished(campaign, annotator)
+def _not_open(request, campaign: Campaign, annotator, entry: dict | None, browser: str | None, mine):
+    done = assigning.finished(campaign, annotator, browser, mine)
     if campaign.status == Campaign.Status.CLOSED:
         title, text = "Campaign closed", ("This campaign has closed and is not accepting annotators any more; "
                                           "your judgments are saved.")
@@ -61,19 +61,33 @@ def _not_open(request, campaign: Campaign, annotator, entry: dict | None):
     return _message(request, title, text, 403)
 
 
+def _in_use(request, campaign: Campaign):
+    """The one answer to a browser presenting a worker id that another browser holds (docs/api.md §8.1): the same
+    whether that browser has an open HIT or finished ones, and nothing of the worker's in it."""
+    return _message(request, "This link is in use in another browser", "This worker id is already in use in this "
+                    "campaign in another browser. If this is you, please go on in the browser where you started: "
+                    "your HIT and your completion codes are there. If you cleared your cookies or changed browser, "
+                    "this link works in this browser once it has been left unused for "
+                    f"{campaign.hit_timeout_minutes} minutes, and your judgments so far are kept (a completion code "
+                    "is shown only in the browser where its HIT was finished). Otherwise, please contact the "
+                    "researcher.", 409, again=True)
+
+
 def _open_campaign(slug: str) -> Campaign:
     campaign = get_object_or_404(Campaign, slug=slug, analysis_only=False)
     return campaign
 
 
 def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None, *, crowd: bool = False,
-              browser: str | None = None):
-    """To the annotator's HIT, or a page saying why there is none. Crowd workers: `browser` binds the HIT (None
-    when CROWD_BIND_BROWSER is off), and CROWD_MAX_OPEN_HITS_PER_IP applies."""
+              browser: str | None = None, mine=None):
+    """To the annotator's HIT, or a page saying why there is none. Crowd workers: `browser` binds the worker id
+    (None when CROWD_BIND_BROWSER is off), and CROWD_MAX_OPEN_HITS_PER_IP applies. `mine`: the worker's HITs
+    of the campaign (assigning.worker_assignments), when the caller has them."""
+    mine = assigning.worker_assignments(campaign, annotator) if mine is None else mine
     if not campaign.accepts_annotators:
-        return _not_open(request, campaign, annotator, entry)
+        return _not_open(request, campaign, annotator, entry, browser, mine)
     if assigning.is_blocked(campaign, annotator):  # blocked by hand or by the live reliability gate
-        done = assigning.finished(campaign, annotator)
+        done = assigning.finished(campaign, annotator, browser, mine)
         if done:
             return _finished(request, "Thank you", "Thank you for your work. There are no further HITs for you in "
                              "this campaign. Your work so far is recorded; the completion codes of the HITs you "
@@ -81,28 +95,27 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
         return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
                         "this campaign.", 403)
     if not assigning.qualifies(campaign, annotator):
+        if annotator.pk is None:  # the declaration that disqualifies a new worker is kept: not asked again
+            assigning.store_worker(annotator)
         return _message(request, "Thank you", "This campaign is for native speakers of "
                         f"{campaign.required_native_language} only.", 403)
     try:
         assignment = assigning.assign(campaign, annotator, entry, browser=browser, ip=_client_ip(request),
-                                      max_open_per_ip=settings.CROWD_MAX_OPEN_HITS_PER_IP if crowd else None)
+                                      max_open_per_ip=settings.CROWD_MAX_OPEN_HITS_PER_IP if crowd else None,
+                                      mine=mine)
     except assigning.TooManyOpenHits as exc:
         return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
                         "your network (your internet address), and no more are handed out to one address. Finish "
                         "one of them, or come back once one is finished or has been left idle for "
                         f"{campaign.hit_timeout_minutes} minutes.", 429, again=True)
-    except assigning.HeldElsewhere as exc:
-        return _message(request, "Your HIT is open in another browser", "This worker id already has a HIT of this "
-                        "campaign open in another browser, and there is no other HIT for you right now. Please go "
-                        "on in the browser where you started. A HIT stays with the browser that took it: if you "
-                        "cleared your cookies or changed browser, it is freed once it has been left idle for "
-                        f"{campaign.hit_timeout_minutes} minutes (about {exc.minutes} minutes from now), and you can "
-                        "then take it up again from this link; your judgments so far are kept.", 409, again=True)
+    except assigning.HeldElsewhere:
+        return _in_use(request, campaign)
     except assigning.NotTrusted as exc:
         return _finished(request, "Thank you", f"{exc.reason} Your work so far is recorded; the completion codes of "
-                         "the HITs you finished are below.", assigning.finished(campaign, annotator), entry)
+                         "the HITs you finished are below.", assigning.finished(campaign, annotator, browser, mine),
+                         entry)
     except assigning.NoHitAvailable:
-        done = assigning.finished(campaign, annotator)
+        done = assigning.finished(campaign, annotator, browser, mine)
         if done:
             return _finished(request, "Thank you", "You have finished your work in this campaign: there is no more "
                              "work for you right now.", done, entry)
@@ -187,14 +200,19 @@ def crowd_start(request, slug: str):
         return render(request, "annotation/start.html", {"campaign": campaign})
     browser, new = _browser_key(request) if settings.CROWD_BIND_BROWSER else (None, False)
     response = _crowd_enter(request, campaign, worker, browser)
-    if new:
+    if new and response.status_code != 409:  # a refused browser keeps its key (a parallel first request's)
         response.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_AGE, httponly=True, samesite="Lax",
                             secure=request.is_secure())
     return response
 
 
 def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: str | None):
-    annotator = assigning.crowd_annotator(*worker)
+    """A worker id held by another browser gets `_in_use` before anything of the worker's is shown or changed; a
+    worker first seen is stored only once a HIT is handed out (with their qualification answers)."""
+    annotator = assigning.crowd_worker(*worker)
+    mine = assigning.worker_assignments(campaign, annotator)
+    if browser is not None and campaign.accepts_annotators and assigning.in_use_elsewhere(campaign, mine, browser):
+        return _in_use(request, campaign)
     entry = assigning.entry_from_query(request.GET, worker[0])
     if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
         form = QualificationForm(request.POST or None)
@@ -202,8 +220,9 @@ def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: 
             return render(request, "annotation/qualification.html", {"campaign": campaign, "form": form})
         annotator.native_language = form.cleaned_data["native_language"]
         annotator.country = form.cleaned_data["country"]
-        annotator.save(update_fields=["native_language", "country"])
-    return _hand_out(request, campaign, annotator, entry, crowd=True, browser=browser)
+        if annotator.pk is not None:
+            annotator.save(update_fields=["native_language", "country"])
+    return _hand_out(request, campaign, annotator, entry, crowd=True, browser=browser, mine=mine)
 
 
 def campaigns_for(user):

@@ -164,7 +164,8 @@ def test_a_returning_worker_sees_and_copies_their_code_with_or_without_javascrip
     expect(desktop.locator("#completion-next")).to_be_hidden()  # no completion URL: nowhere to go
     assert desktop.js_errors == []
 
-    context = browser.new_context(java_script_enabled=False)
+    # The same browser (its cookies) with JavaScript off; codes are shown only where they were earned.
+    context = browser.new_context(java_script_enabled=False, storage_state=desktop.context.storage_state())
     try:
         page = context.new_page()
         page.goto(f"{live_server.url}/c/{campaign.slug}/start/?worker_id=back")
