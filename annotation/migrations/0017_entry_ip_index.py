@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0014_hit_batch'),
+        ('annotation', '0016_study_name_unique_per_owner'),
     ]
 
     operations = [
