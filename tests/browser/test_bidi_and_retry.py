@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 from playwright.sync_api import Page, expect
 
-from annotation.models import Judgment
+from annotation.models import Judgment, Study
 from annotation.services.campaign_import import import_campaign
 
 from .screens import open_page, start_hit
@@ -66,6 +68,23 @@ def test_an_open_right_to_left_override_stays_inside_the_segment_and_the_campaig
         # The campaign name in the header is a <bdi>: the Instructions button after it stays to its right.
         assert _bidi(page, ".campaign-name > bdi") == "isolate"
         assert page.locator("#show-instructions").bounding_box()["x"] >= _right_edge(page, ".campaign-name > bdi") - 0.5
+        assert page.js_errors == []
+
+
+def test_an_open_right_to_left_override_stays_inside_a_campaign_name_on_a_results_page(live_server, browser):
+    """The study page lists each campaign's name with its protocol after it: the protocol stays after the name."""
+    researcher = get_user_model().objects.create_user("bidi-researcher", is_staff=True)
+    import_campaign(_lines("A translation."), name=f"Museum{RLO} news", protocol="adequacy", seed=3, owner=researcher,
+                    study="Bidi study")
+    client = Client()
+    client.force_login(researcher)
+    with open_page(browser, 1100, 800) as page:
+        page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                                   "url": live_server.url}])
+        page.goto(f"{live_server.url}/results/study/{Study.objects.get(name='Bidi study').slug}/")
+        name = "li a bdi"
+        assert _bidi(page, name) == "isolate"
+        assert page.locator("li .meta").first.bounding_box()["x"] >= _right_edge(page, name) - 0.5
         assert page.js_errors == []
 
 
