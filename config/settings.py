@@ -180,8 +180,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["evaluation.permissions.IsResearcher"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "evaluation.schema.ResearcherSchema",
+    "DEFAULT_FILTER_BACKENDS": ["evaluation.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     # `format=csv|json` on the export is ours, not DRF's renderer switch.
@@ -192,8 +192,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Campaigns, judgments and results. Token authentication: `Authorization: Token <key>`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # The schema describes researcher endpoints: for researchers only, like the API itself.
-    "SERVE_PERMISSIONS": ["evaluation.permissions.IsResearcher"],
+    # The schema is public (docs/api.md §6.1): it describes the endpoints, never a campaign's data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # Request bodies get their own components: an upload is `format: binary` there, not a URL.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Celery: with no broker configured, tasks run in-process (the newcomer's default).

@@ -11,8 +11,11 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),  # public: SPECTACULAR_SETTINGS
     path("api/", include("evaluation.urls")),
     path("results/", include("evaluation.page_urls")),
     path("docs/<slug:name>/", document, name="docs"),
 ]
+
+handler400 = "config.errors.bad_request"
+handler404 = "config.errors.not_found"

@@ -12,10 +12,11 @@ from .models import CampaignResults, WorkerResult
 
 class CampaignSerializer(serializers.ModelSerializer):
     counts = serializers.SerializerMethodField()
-    study = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    # Both are null when the campaign has no study / is not a later stage of a task (the schema says so).
+    study = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     results_computed_at = serializers.SerializerMethodField()
     crowd_link = serializers.SerializerMethodField()
-    stage_input = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    stage_input = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     stages = serializers.SerializerMethodField()
 
     class Meta:

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..permissions import CAN_USE, ExplainsDenials, visible_campaigns
+from ..schema import ERROR
 from ..services.adaptive import NotAdaptive, look
 from ..services.adaptive_report import status
 
@@ -35,7 +36,7 @@ class AdaptiveView(ExplainsDenials, APIView):
 
 
 class AdaptiveStatus(AdaptiveView):
-    @extend_schema(operation_id="campaigns_adaptive", responses=OpenApiTypes.OBJECT)
+    @extend_schema(operation_id="campaigns_adaptive", responses={200: OpenApiTypes.OBJECT, 400: ERROR})
     def get(self, request, slug: str):
         """The adaptive campaign's state, budget, spend, projected spend, open pairs and looks."""
         campaign = self.campaign(request, slug)

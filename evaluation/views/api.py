@@ -20,6 +20,7 @@ from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
 from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials, visible_campaigns
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
+from ..schema import ERROR
 from ..serializers import CampaignSerializer
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
@@ -49,10 +50,11 @@ class WorkerRef(serializers.Serializer):
 class ShareChange(serializers.Serializer):
     """Users (by user name) and groups (by name) to share a campaign with, or to take the share back from."""
 
+    # 500 + 500: a form body holds at most DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) fields.
     users = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
-                                  max_length=1000)
+                                  max_length=500)
     groups = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
-                                   max_length=1000)
+                                   max_length=500)
 
     def validate(self, attrs):
         if not attrs["users"] and not attrs["groups"]:
@@ -149,7 +151,7 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
             return bad_request("this campaign feeds no later stage")
         return Response({"built": built})
 
-    @extend_schema(request=ReferenceRanking, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=ReferenceRanking, responses={200: OpenApiTypes.OBJECT})  # DELETE answers 200 too
     @action(detail=True, methods=["get", "post", "delete"], url_path="reference-ranking", parser_classes=[JSONParser])
     def reference_ranking(self, request, slug=None):
         """The reference ranking the results are correlated with (Spearman's rho): read, set or remove it. A change
@@ -174,7 +176,8 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
                          "recompute_queued": queued})
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *SPAN_FORMATS], default="csv")],
-                   responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT,
+                   responses={(200, "text/csv"): OpenApiTypes.STR,
+                              (200, "application/json"): {"type": "array", "items": {"type": "object"}},
                               (200, "text/tab-separated-values"): OpenApiTypes.STR,
                               (200, "application/x-ndjson"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
@@ -212,6 +215,8 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
     def systems(self, request, slug=None):
         """Per system: score, score name, rank and cluster, plus the family's own columns (docs/api.md)."""
         campaign = self.get_object()
+        if request.query_params.get("workers", "reliable") not in WORKERS_PARAMETER.enum:  # every family, as documented
+            return bad_request("workers must be reliable or all")
         return self._answer(lambda: family_of(campaign).systems(campaign, request.query_params))
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
@@ -249,7 +254,7 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
                                                                                         OpenApiParameter.PATH,
                                                 description="A table of the campaign's family: "
                                                             "significance, agreement, calibration, pairwise, …")],
-                   responses=OpenApiTypes.OBJECT)
+                   responses={200: OpenApiTypes.OBJECT, 400: ERROR})
     def family_result(self, request, slug=None, endpoint=None):
         """A result table that only some families offer (docs/api.md lists them per family)."""
         campaign = self.get_object()
@@ -356,13 +361,16 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
         return Response({**freshness(campaign).as_api(), **cost_report(campaign)})
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"], default="json")],
-                   responses=OpenApiTypes.OBJECT)
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def approvals(self, request, slug=None):
         """Per worker an approve/reject suggestion: reject only clear random clicking (docs/methods.md §10)."""
         campaign = self.get_object()
+        fmt = request.query_params.get("format", "json")
+        if fmt not in ("json", "csv"):
+            return bad_request("format must be json or csv")
         rows = approval_suggestions(campaign)
-        if request.query_params.get("format") == "csv":
+        if fmt == "csv":
             return csv_response(f"{campaign.slug}-approvals.csv", APPROVAL_COLUMNS, rows, stream=True)
         return Response({**freshness(campaign).as_api(), "results": rows})
 

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from ..families import BadQuery
 from ..permissions import researcher_required, visible_campaigns
+from ..services.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 from ..stability_tasks import start
 from .unavailable import queue_unavailable
 
@@ -27,8 +28,10 @@ PARAMETERS = [
     OpenApiParameter("workers", str, enum=["reliable", "all"],
                      description="GET: which stored run (default reliable); POST: which to run (default both)"),
     OpenApiParameter("score", str, enum=["z", "raw"], default="z"),
-    OpenApiParameter("resamples", int, description="100 to 10,000 (POST: default 1,000)"),
-    OpenApiParameter("seed", int, description="a non-negative integer (POST: default 0)"),
+    OpenApiParameter("resamples", {"type": "integer", "minimum": MIN_RESAMPLES, "maximum": MAX_RESAMPLES},
+                     description="100 to 10,000 (POST: default 1,000)"),
+    OpenApiParameter("seed", {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
+                     description="a non-negative integer (POST: default 0)"),
 ]
 
 

@@ -2,7 +2,9 @@
    posts answers, and shows progress and the completion code (then goes on to the campaign's
    completion URL, if it has one). A paused campaign (423) or a closed one (410 with "closed")
    hides the item and says so; the HIT stays the worker's. Screens register with
-   HitScreens.register(family, {show(item), focus()}) and call HitScreens.submit(answer). */
+   HitScreens.register(family, {show(item), focus()}) and call HitScreens.submit(answer). An answer whose POST
+   fails with a 5xx or a network error is sent once more by itself after a short pause: a replay of the item just
+   saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits. */
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("hit-config").textContent);
@@ -15,6 +17,7 @@
   var statusEl = document.getElementById("status");
   var halted = false;
   var redirectTimer = null;
+  var RETRY_DELAY_MS = config.retry_delay_ms || 1500;  // long enough for a restarting database to come back
 
   function setStatus(text, isError) {
     statusEl.textContent = text || "";
@@ -98,7 +101,9 @@
       options.body = JSON.stringify(body);
     }
     return fetch(config.api, options).then(function (response) {
-      return response.json().then(function (data) { return {status: response.status, data: data}; });
+      // A proxy's or Django's error page is not JSON: keep the status, with an empty body.
+      return response.json().then(function (data) { return {status: response.status, data: data || {}}; },
+                                  function () { return {status: response.status, data: {}}; });
     });
   }
 
@@ -127,10 +132,32 @@
     busy = true;
     setStatus("Saving…");
     var body = Object.assign({item: current.item.id}, answer);
-    call("POST", body).then(handle, function () {
-      setStatus("Could not reach the server. Your answer was not lost: press Submit again.", true);
-      unlock();
-    }).then(function () { busy = false; });
+    post(body, 1).then(function () { busy = false; });
+  }
+
+  /* POST the answer; on a 5xx or a network error, wait RETRY_DELAY_MS and send the same body again (`retries`
+     times). Only then does the judge see the failure. */
+  function post(body, retries) {
+    function again(failed) {
+      if (retries <= 0) { return failed(); }
+      setStatus("Saving… (trying again)");
+      return new Promise(function (resolve) { window.setTimeout(resolve, RETRY_DELAY_MS); })
+        .then(function () { return post(body, retries - 1); });
+    }
+    return call("POST", body).then(function (result) {
+      if (result.status >= 500) {
+        return again(function () {
+          setStatus("The server could not save your answer. It was not lost: press Submit again.", true);
+          unlock();
+        });
+      }
+      handle(result);
+    }, function () {
+      return again(function () {
+        setStatus("Could not reach the server. Your answer was not lost: press Submit again.", true);
+        unlock();
+      });
+    });
   }
 
   /* Helpers the screens share: an English language name for a code, an element with a class and text,
