@@ -55,6 +55,17 @@ def test_load_demo_loads_each_sample_and_a_crowd_worker_gets_a_hit(name):
     assert Campaign.objects.filter(name=f"Demo: {name}").count() == 1
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_each_sample_imports_with_its_protocol_and_the_default_options(name):
+    """As /docs/ says: `import_campaign FILE --protocol NAME` (pairwise: with its two systems)."""
+    extra = ["--systems", "online-A,neural-B"] if name.startswith("pairwise-") else []
+    out = io.StringIO()
+    call_command("import_campaign", str(sample_file(name)), "--name", f"Sample {name}", "--protocol", name, *extra,
+                 stdout=out)
+    result = json.loads(out.getvalue().splitlines()[-1])
+    assert result["hits"] >= 1 and Campaign.objects.get(slug=result["campaign"]).protocol == name
+
+
 def test_an_unknown_sample_is_refused_with_the_names():
     with pytest.raises(CommandError, match="no sample campaign 'nope'; one of: fluency"):
         call_command("load_demo", "--demo", "nope", stdout=io.StringIO())

@@ -2,8 +2,9 @@
 
 Run `python annotation/demo/make_samples.py` to write them again; the text is generated from fixed word
 lists, so the files come out the same every time. Every file has 4 documents of 5 segments (20 segments)
-with a `domain` per document and a `gold` translation per line; the ranking files have four systems, the
-pairwise files two, the others three; the constituent files mark a highlighted phrase (`constituent`).
+with a `domain` per document and a `gold` translation per line; the ranking and Direct Assessment files have
+four systems, the pairwise files two, the others three; the constituent files mark a highlighted phrase
+(`constituent`).
 """
 import json
 from pathlib import Path
@@ -21,9 +22,10 @@ VERBS = [("wurde am Montag wieder eröffnet", "reopened on Monday", "was opened 
          ("liegt direkt am Fluss", "lies right by the river", "is located next to the river"),
          ("ist abends geschlossen", "is closed in the evening", "closes in the evenings")]
 SYSTEMS = ["online-A", "neural-B", "rule-C", "phrase-D"]
-#: Which systems each protocol's file has (the rest have the first three).
+#: Which systems each protocol's file has (the rest have the first three): Direct Assessment four, so that the
+#: file fills a HIT of the default size (70 outputs).
 SYSTEM_COUNT = {"pairwise-adequacy": 2, "pairwise-fluency": 2, "ranking": 4, "ranking-constituent": 4,
-                "constituent-acceptance": 4}
+                "constituent-acceptance": 4, "fluency": 4, "adequacy": 4, "source-adequacy": 4}
 PROTOCOLS = ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa", "pairwise-adequacy",
              "pairwise-fluency", "ranking", "ranking-constituent", "constituent-acceptance", "post-edit",
              "reference-translation", "reading-comprehension"]
