@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 # Where `make run` serves: `make run PORT=8001`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS too).
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make run DEMO=ranking`: the sample campaign of one protocol (annotation/demo/<protocol>.jsonl) instead.
+DEMO ?=
 
 .PHONY: run test lint bench install
 
@@ -28,7 +30,7 @@ install: $(STAMP) .env
 
 run: $(STAMP) .env
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	DEBUG=1 $(BIN)/python manage.py load_demo --base-url http://$(HOST):$(PORT)
+	DEBUG=1 $(BIN)/python manage.py load_demo --base-url http://$(HOST):$(PORT)$(if $(DEMO), --demo $(DEMO))
 	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)

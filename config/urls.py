@@ -3,7 +3,7 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
 
-from .docs import document
+from .docs import document, index, sample
 
 # The annotators' routes come first: their JSON API is the busiest path, and Django tries patterns in order.
 urlpatterns = [
@@ -14,6 +14,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),  # public: SPECTACULAR_SETTINGS
     path("api/", include("evaluation.urls")),
     path("results/", include("evaluation.page_urls")),
+    path("docs/", index, name="docs-index"),
+    path("docs/samples/<slug:name>.jsonl", sample, name="docs-sample"),
     path("docs/<slug:name>/", document, name="docs"),
 ]
 

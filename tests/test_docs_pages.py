@@ -32,3 +32,24 @@ def test_no_code_or_page_cites_documents_outside_the_repository():
                  for path in (ROOT / folder).rglob("*") if path.suffix in (".py", ".html", ".js")
                  and "/migrations/" not in str(path) and cited.search(path.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+@pytest.mark.django_db
+def test_the_docs_index_lists_the_documents_and_every_sample_campaign():
+    from annotation.management.commands.load_demo import sample_file, sample_names
+
+    client = Client()
+    page = client.get("/docs/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'href="/docs/methods/"' in html and 'href="/docs/api/"' in html
+    assert ('href="/docs/architecture/"' in html) == (ROOT / "docs" / "architecture.md").exists()
+    assert len(sample_names()) == 14
+    for name in sample_names():
+        assert f'href="/docs/samples/{name}.jsonl"' in html
+    download = client.get("/docs/samples/ranking.jsonl")
+    assert download.status_code == 200 and 'filename="ranking.jsonl"' in download["Content-Disposition"]
+    assert b"".join(download.streaming_content) == sample_file("ranking").read_bytes()
+    assert client.get("/docs/samples/post-edit-verify.jsonl").status_code == 404  # a later stage has no file
+    assert client.get("/docs/samples/demo-de-en.jsonl").status_code == 404
+    assert 'href="/docs/"' in client.get("/docs/api/").content.decode()

@@ -31,7 +31,7 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser):
     page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     paths = [f"/c/{rating.slug}/start/?worker_id=csp-{random.randrange(10**6)}", f"/results/{results.slug}/",
-             "/results/", "/results/compare/", "/docs/methods/", "/admin/",
+             "/results/", "/results/compare/", "/docs/", "/docs/methods/", "/admin/",
              f"/admin/annotation/campaign/{rating.pk}/change/", "/admin/annotation/campaign/import/",
              f"/admin/evaluation/campaignstatistics/{results.pk}/change/"]
     for path in paths:

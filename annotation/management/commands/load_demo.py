@@ -3,19 +3,23 @@
 Each demo campaign has room for DEMO_WORKERS distinct workers at once: short HITs (DEMO_HIT_SIZE items, a few
 minutes each; the demo file's 70 outputs make five of them) each done by enough workers. A demo database
 loaded before this was so keeps its HITs and gets the redundancy that makes the room.
+
+`--demo NAME` (or `--protocol NAME`) loads instead the sample campaign of one protocol, from
+annotation/demo/NAME.jsonl (`make run DEMO=ranking`); every protocol that can be imported has one.
 """
 import math
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Campaign
-from annotation.protocols import get_protocol
+from annotation.protocols import get_protocol, importable_protocol_choices
 from annotation.services.campaign_import import import_campaign
 
-DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-de-en.jsonl"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_FILE = DEMO_DIR / "demo-de-en.jsonl"
 DEMOS = [
     ("Demo: adequacy de-en", "adequacy"),
     ("Demo: fluency de-en", "fluency"),
@@ -27,6 +31,29 @@ DEMO_SPAN_SEGMENTS = 12
 DEMO_WORKERS = 25
 #: Items per demo HIT (the smallest DA HIT: 14 outputs, with their quality controls).
 DEMO_HIT_SIZE = 20
+#: The import options of each protocol's sample campaign (annotation/demo/<protocol>.jsonl): short HITs, and
+#: what the protocol cannot do without (pairwise: its two systems; ranking: gold units on).
+_DA = {"hit_size": DEMO_HIT_SIZE}
+_SPANS = {"segments_per_hit": 10, "min_items": 1}
+SAMPLE_OPTIONS = {
+    "fluency": _DA, "adequacy": _DA, "source-adequacy": _DA,
+    "esa": _SPANS, "mqm": _SPANS, "contrastive-esa": _SPANS,
+    "pairwise-adequacy": {"systems": "online-A,neural-B", "docs_per_hit": 2},
+    "pairwise-fluency": {"systems": "online-A,neural-B", "docs_per_hit": 2},
+    "ranking": {"gold": "best", "screen_size": 4, "screens_per_hit": 5},
+    "ranking-constituent": {"screen_size": 4, "screens_per_hit": 5},
+    "constituent-acceptance": {"screen_size": 4, "screens_per_hit": 5},
+}
+
+
+def sample_file(name: str) -> Path:
+    """The sample campaign file of protocol `name`."""
+    return DEMO_DIR / f"{name}.jsonl"
+
+
+def sample_names() -> list[str]:
+    """Every protocol with a sample campaign: the importable ones (later stages come with their first)."""
+    return [name for name, _label in importable_protocol_choices()]
 
 
 def make_room(campaign: Campaign, workers: int = DEMO_WORKERS) -> Campaign:
@@ -38,32 +65,58 @@ def make_room(campaign: Campaign, workers: int = DEMO_WORKERS) -> Campaign:
     return campaign
 
 
+def load_sample(name: str) -> Campaign:
+    """The sample campaign of protocol `name` ("Demo: <name>"), imported once with its SAMPLE_OPTIONS. A
+    one-stage campaign gets room for DEMO_WORKERS workers; a multi-stage one keeps its protocol's redundancy
+    (there it counts editors, translators or writers per item)."""
+    campaign = Campaign.objects.filter(name=f"Demo: {name}").first()
+    if campaign is None:
+        spec = get_protocol(name)
+        parsed = spec.parse_options({"seed": 2026, "source_language": "de", "target_language": "en",
+                                     **SAMPLE_OPTIONS.get(name, {})})
+        campaign = import_campaign(str(sample_file(name)), name=f"Demo: {name}", protocol=name,
+                                   parsed=parsed).campaign
+    return campaign if campaign.protocol_spec.stage_name else make_room(campaign)
+
+
+def load_default() -> list[str]:
+    """The default demo: adequacy and fluency (DA) and ESA on demo-de-en.jsonl; their slugs."""
+    slugs = []
+    for name, protocol in DEMOS:
+        campaign = Campaign.objects.filter(name=name).first()
+        if campaign is None:
+            with DEMO_FILE.open("rb") as handle:
+                campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
+                                           hit_size=DEMO_HIT_SIZE, source_language="de",
+                                           target_language="en").campaign
+        slugs.append(make_room(campaign).slug)
+    name, protocol = DEMO_SPANS
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        with DEMO_FILE.open("rb") as handle:
+            parsed = get_protocol(protocol).parse_options({
+                "seed": 2026, "segments_per_hit": DEMO_SPAN_SEGMENTS, "source_language": "de",
+                "target_language": "en", "min_items": 1})
+            campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
+    slugs.append(make_room(campaign).slug)
+    return slugs
+
+
 class Command(BaseCommand):
-    help = "Create the demo campaigns (once) and the demo admin account; print the links."
+    help = ("Create the demo campaigns (once) and the demo admin account; print the links. With --demo NAME, "
+            "the sample campaign of protocol NAME (annotation/demo/NAME.jsonl) instead.")
 
     def add_arguments(self, parser):
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
         parser.add_argument("--admin-password", default="admin")
+        parser.add_argument("--demo", "--protocol", dest="demo", default="",
+                            help="load the sample campaign of this protocol instead of the default demo: "
+                                 "one of " + ", ".join(sample_names()))
 
-    def handle(self, *args, base_url, admin_password, **options):
-        slugs = []
-        for name, protocol in DEMOS:
-            campaign = Campaign.objects.filter(name=name).first()
-            if campaign is None:
-                with DEMO_FILE.open("rb") as handle:
-                    campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
-                                               hit_size=DEMO_HIT_SIZE, source_language="de",
-                                               target_language="en").campaign
-            slugs.append(make_room(campaign).slug)
-        name, protocol = DEMO_SPANS
-        campaign = Campaign.objects.filter(name=name).first()
-        if campaign is None:
-            with DEMO_FILE.open("rb") as handle:
-                parsed = get_protocol(protocol).parse_options({
-                    "seed": 2026, "segments_per_hit": DEMO_SPAN_SEGMENTS, "source_language": "de",
-                    "target_language": "en", "min_items": 1})
-                campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
-        slugs.append(make_room(campaign).slug)
+    def handle(self, *args, base_url, admin_password, demo, **options):
+        if demo and demo not in sample_names():
+            raise CommandError(f"no sample campaign {demo!r}; one of: {', '.join(sample_names())}")
+        slugs = [load_sample(demo).slug] if demo else load_default()
         user_model = get_user_model()
         admin, created = user_model.objects.get_or_create(username="admin", defaults={"is_staff": True,
                                                                                      "is_superuser": True})
@@ -74,8 +127,12 @@ class Command(BaseCommand):
         self.stdout.write("\nDemo ready.")
         for slug in slugs:
             self.stdout.write(f"  Annotator link: {base_url}/c/{slug}/start/?worker_id=demo-worker-1")
-        self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once; {DEMO_HIT_SIZE} items per DA HIT, "
-                          f"{DEMO_SPAN_SEGMENTS} segments per ESA HIT)")
+        if demo:
+            self.stdout.write(f"  (the sample campaign of {demo}: annotation/demo/{demo}.jsonl; "
+                              "its later stages, if any, are in the admin with their own links)")
+        else:
+            self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once; {DEMO_HIT_SIZE} items "
+                              f"per DA HIT, {DEMO_SPAN_SEGMENTS} segments per ESA HIT)")
         password = admin_password if created else "(unchanged since it was created)"
         self.stdout.write(f"  Admin login:    {base_url}/admin/  user: admin  password: {password}")
         self.stdout.write(f"  API token:      curl -H 'Authorization: Token {token.key}' {base_url}/api/campaigns/\n")

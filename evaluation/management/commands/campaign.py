@@ -1,0 +1,98 @@
+"""`manage.py campaign publish|pause|close|list|export`: a study scripted end to end (docs/api.md §4).
+
+publish, pause and close set the status as the admin's buttons and `POST /api/campaigns/<slug>/status/` do;
+list prints every campaign with its counts (a table, or `--json`); export streams the judgments in the formats of
+`GET /api/campaigns/<slug>/judgments/` (evaluation/services/export.py). An unknown slug, or a status an
+analysis-only campaign cannot take, ends the command with a one-line message and exit status 1. It lives in
+evaluation because the export does (annotation never imports evaluation).
+"""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Campaign
+from annotation.services.progress import campaign_counts
+from evaluation.services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
+from evaluation.services.results_read import z_lookup
+
+STATUS = {"publish": Campaign.Status.ACTIVE, "pause": Campaign.Status.PAUSED, "close": Campaign.Status.CLOSED}
+FORMATS = ["csv", "json", *SPAN_FORMATS]
+LIST_COLUMNS = ["slug", "protocol", "status", "hits_total", "hits_done", "judgments", "name"]
+
+
+def set_status(campaign: Campaign, status: str) -> None:
+    """Give the campaign `status`, with the API's rule (an analysis-only campaign stays as it is). The one place
+    this command changes a status, so that it can follow the admin's and the API's shared lifecycle service."""
+    if campaign.analysis_only:
+        raise CommandError(f"{campaign.slug} holds imported judgments only; its status stays as it is")
+    Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    campaign.status = status
+
+
+def find(slug: str) -> Campaign:
+    campaign = Campaign.objects.filter(slug=slug).first()
+    if campaign is None:
+        raise CommandError(f"no campaign {slug!r} (manage.py campaign list shows them)")
+    return campaign
+
+
+def export_lines(campaign: Campaign, fmt: str):
+    """The export's text, chunk by chunk, as the API streams it."""
+    if fmt in SPAN_FORMATS:
+        problem = span_format_problem(campaign, fmt)
+        if problem:
+            raise CommandError(problem)
+        return SPAN_FORMATS[fmt][1](campaign)
+    rows = judgment_rows(campaign, z_lookup(campaign))
+    return as_json(rows) if fmt == "json" else as_csv(rows, columns_for(campaign))
+
+
+class Command(BaseCommand):
+    help = "Publish, pause or close a campaign, list the campaigns, or export a campaign's judgments."
+
+    def add_arguments(self, parser):
+        commands = parser.add_subparsers(dest="action", required=True, metavar="publish|pause|close|list|export")
+        for action, status in STATUS.items():
+            sub = commands.add_parser(action, help=f"set the campaign's status to {status.label.lower()}")
+            sub.add_argument("slug")
+        listing = commands.add_parser("list", help="every campaign: slug, protocol, status, HITs, judgments, name")
+        listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
+        export = commands.add_parser("export", help="the campaign's judgments, as the API's judgments/ export")
+        export.add_argument("slug")
+        export.add_argument("--format", choices=FORMATS, default="csv")
+        export.add_argument("--output", "-o", default="", help="write to this file instead of the standard output")
+
+    def handle(self, *args, action, **options):
+        if action in STATUS:
+            campaign = find(options["slug"])
+            set_status(campaign, STATUS[action])
+            self.stdout.write(json.dumps({"campaign": campaign.slug, "status": campaign.status}))
+        elif action == "list":
+            self.list(options["json"])
+        else:
+            self.export(find(options["slug"]), options["format"], options["output"])
+
+    def list(self, as_json_array: bool) -> None:
+        campaigns = list(Campaign.objects.order_by("pk"))
+        counts = campaign_counts(campaigns)
+        rows = [{"slug": c.slug, "name": c.name, "protocol": c.protocol, "status": c.status,
+                 "analysis_only": c.analysis_only, **{k: counts[c.pk][k] for k in ("hits_total", "hits_done",
+                                                                                   "judgments")}}
+                for c in campaigns]
+        if as_json_array:
+            self.stdout.write(json.dumps(rows, ensure_ascii=False))
+            return
+        table = [LIST_COLUMNS] + [[str(row[k]) for k in LIST_COLUMNS] for row in rows]
+        widths = [max(len(line[i]) for line in table) for i in range(len(LIST_COLUMNS))]
+        for line in table:
+            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+
+    def export(self, campaign: Campaign, fmt: str, output: str) -> None:
+        chunks = export_lines(campaign, fmt)
+        if not output:
+            for chunk in chunks:
+                self.stdout.write(chunk, ending="")
+            return
+        with open(output, "w", encoding="utf-8", newline="") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
