@@ -16,6 +16,13 @@ is stored exactly once. gunicorn is stopped at the end, also on errors and Ctrl-
   `--think` (15 s, jittered) seconds, i.e. 100 judgments/s in total, and fetch the current
   state (GET) once between two posts; for `--duration` (30 s). Latency is measured from the
   scheduled send time, so queueing shows. Target: p95 < 50 ms.
+- beside-stats: pace at 200 judgments/s (3,000 annotators, 15 s) on a campaign with the live gate on, while a
+  Celery worker on the same machine recomputes a second campaign of 1,000,000 DA judgments on a loop
+  (annotate_beside.py). Reports p50/p95/p99 of GET and POST and the recomputes finished. Target: p99 < 50 ms.
+- crowd: `--crowd-annotators` (100) annotators, each from its own 127.0.0.x address, enter through
+  `/c/<slug>/start/` with the crowd-entry limits on and judge back to back (annotate_crowd.py).
+
+Every mode prints CPU milliseconds per stored judgment (gunicorn and PostgreSQL from /proc).
 
 The client runs in a few processes (`--client-procs`) with threads inside, so that it takes
 little of the two cores the server and PostgreSQL also use. See benchmarks/README.md.
@@ -32,10 +39,19 @@ import sys
 import time
 from datetime import datetime
 
+from annotate_beside import CeleryWorker, RecomputeLoop, prepare
 from annotate_client import CHILDREN, run_capacity
+from annotate_crowd import run_crowd
 from annotate_machine import OUT, ROOT, calibrate, disturbance, log, wait_until_quiet
 from annotate_pace import run_pace
-from annotate_report import check_database, print_summary, summarise_capacity, summarise_pace
+from annotate_report import (
+    check_database,
+    print_summary,
+    summarise_beside,
+    summarise_capacity,
+    summarise_crowd,
+    summarise_pace,
+)
 from annotate_server import (
     Server,
     bench_broker_url,
@@ -51,10 +67,25 @@ from benchlib import bench_database_url, recreate_database
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--mode", choices=["capacity", "pace", "both"], default="both")
+    parser.add_argument("--mode", choices=["capacity", "pace", "both", "beside-stats", "crowd"], default="both",
+                        help="both = capacity then pace; beside-stats and crowd run alone (see above)")
     parser.add_argument("--duration", type=float, help="seconds of each mode (default: 20 capacity, 30 pace)")
     parser.add_argument("--annotators", type=int, default=50, help="capacity: annotators submitting back to back")
-    parser.add_argument("--pace-annotators", type=int, default=1500, help="pace: annotators at work")
+    parser.add_argument("--pace-annotators", type=int,
+                        help="pace: annotators at work (default: 1500, i.e. 100/s; beside-stats 3000, 200/s)")
+    parser.add_argument("--crowd-annotators", type=int, default=100,
+                        help="crowd: annotators, each with its own client address")
+    parser.add_argument("--stats-judgments", type=int, default=1_000_000,
+                        help="beside-stats: judgments of the campaign the worker recomputes")
+    parser.add_argument("--stats-template", default="",
+                        help="beside-stats: a database to copy the bench database from when it exists (made by a "
+                             "previous run with this flag: migrated, the big campaign imported), to skip the import")
+    parser.add_argument("--worker-concurrency", type=int, default=2, help="beside-stats: Celery worker processes")
+    parser.add_argument("--worker-nice", type=int, default=0, help="beside-stats: nice level of the Celery worker")
+    parser.add_argument("--worker-db-nice", type=int, default=0,
+                        help="beside-stats: nice level given to the PostgreSQL backends serving the worker (root)")
+    parser.add_argument("--worker-db-options", default="",
+                        help="beside-stats: libpq options of the worker's connections, e.g. '-c work_mem=64MB'")
     parser.add_argument("--think", type=float, default=15.0, help="pace: seconds between two posts of an annotator")
     parser.add_argument("--jitter", type=float, default=0.2, help="pace: think time varies by +- this fraction")
     parser.add_argument("--warmup", type=float, help="pace: seconds sent before measuring (default: --think)")
@@ -92,7 +123,9 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     args.capacity_duration = args.duration or 20.0
     args.pace_duration = args.duration or 30.0
-    if min(args.annotators, args.pace_annotators, args.client_procs, args.client_threads) < 1:
+    if args.pace_annotators is None:
+        args.pace_annotators = 3000 if args.mode == "beside-stats" else 1500
+    if min(args.annotators, args.pace_annotators, args.crowd_annotators, args.client_procs, args.client_threads) < 1:
         parser.error("counts must be positive")
     if not 0 <= args.jitter < 1 or args.think <= 0:
         parser.error("--think must be positive and --jitter within [0, 1)")
@@ -118,14 +151,16 @@ def main(argv=None) -> int:
     bench_url, dev_db = bench_database_url(os.environ.get("DATABASE_URL", ""), args.db_name, "benchmarks/annotate.py")
     OUT.mkdir(parents=True, exist_ok=True)
     modes = ["capacity", "pace"] if args.mode == "both" else [args.mode]
+    args.gate = args.gate or args.mode == "beside-stats"  # the live gate's tasks run beside the statistics
     # Enough places for every run (a disturbed run is repeated on the same campaign with new worker ids):
     # every HIT has ~70 distinct outputs; allow 1,500 judgments/s in capacity mode.
     est_hits = max(1, math.ceil(args.segments * args.systems / 70))
-    needed = max(args.annotators + args.capacity_duration * 1500 / 100, args.pace_annotators * 1.2)
+    needed = max(max(args.annotators, args.crowd_annotators) + args.capacity_duration * 1500 / 100,
+                 args.pace_annotators * 1.2)
     redundancy = args.redundancy or max(2, math.ceil(needed * (1 + args.retries) / est_hits))
     broker_url = bench_broker_url(os.environ.get("CELERY_BROKER_URL", ""), args.redis_db)
     env = server_env(bench_url, broker_url, args)
-    server = None
+    server = worker = loop = None
     shown = argv if argv is not None else sys.argv[1:]
     report: dict = {"command": " ".join([".venv/bin/python", "benchmarks/annotate.py", *map(shlex.quote, shown)]),
                     "database": args.db_name, "conn_max_age": args.conn_max_age,
@@ -133,9 +168,13 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         log(f"preparing database {args.db_name!r} (dropped and recreated; {dev_db!r} is not touched)")
-        recreate_database(os.environ["DATABASE_URL"], args.db_name)
         flush_redis(broker_url)
-        manage(env, "migrate", "--noinput")
+        if args.mode == "beside-stats":
+            big = prepare(os.environ["DATABASE_URL"], bench_url, env, args, lambda: manage(env, "migrate", "--noinput"))
+            report["stats_campaign"] = f"{big['slug']!r}, {big['judgments']:,} DA judgments, recomputed on a loop"
+        else:
+            recreate_database(os.environ["DATABASE_URL"], args.db_name)
+            manage(env, "migrate", "--noinput")
         manage(env, "collectstatic", "--noinput", "-v0")
         path = OUT / "campaign.jsonl"
         write_campaign_file(path, args.segments, args.systems, seed=1)
@@ -158,6 +197,14 @@ def main(argv=None) -> int:
         log(f"starting {report['server']}")
         server.start()
         server.warm_up()
+        if args.mode == "beside-stats":
+            worker = CeleryWorker(env, bench_url, args)
+            report["worker"] = worker.description + (f"; its backends at nice {args.worker_db_nice}"
+                                                     if args.worker_db_nice else "")
+            log(f"starting {report['worker']}, and the recompute loop")
+            worker.start()
+            loop = RecomputeLoop(broker_url, bench_url, big["id"], args.worker_db_nice)
+            loop.start()
         for mode in modes:
             for attempt in range(1 + args.retries):
                 slug, prefix = slugs[mode], f"bench-{mode[0]}{attempt + 1}"
@@ -169,11 +216,22 @@ def main(argv=None) -> int:
                     result = summarise_capacity(stats, t_start, check, args)
                     log(f"capacity: {result['db_judgments_per_second']:.1f} judgments/s; "
                         f"cores used {result['cores_used']}")
+                elif mode == "crowd":
+                    log(f"crowd: {args.crowd_annotators} annotators from their own addresses, "
+                        f"{args.capacity_duration:g} s")
+                    stats, t_start = run_crowd(server.port, slug, prefix, args)
+                    check = check_database(bench_url, slug, prefix, stats.accepted)
+                    result = summarise_crowd(stats, t_start, check, args)
+                    log(f"crowd: {result['db_judgments_per_second']:.1f} judgments/s; "
+                        f"cores used {result['cores_used']}")
                 else:
                     log(f"pace: {args.pace_annotators} annotators entering the campaign")
                     stats, setup, t0, working = run_pace(server.port, slug, prefix, args)
                     check = check_database(bench_url, slug, prefix, stats.accepted)
                     result = summarise_pace(stats, setup, t0, working, check, args)
+                    if mode == "beside-stats":
+                        result = summarise_beside(result, loop.during(t0, t0 + args.pace_duration), loop.finished,
+                                                  loop.queued)
                     lat = result["latency_ms"]
                     log(f"pace: p95 GET {lat['get'].get('p95')} ms, POST {lat['post'].get('p95')} ms; "
                         f"cores used {result['cores_used']}")
@@ -192,6 +250,11 @@ def main(argv=None) -> int:
                     "cores during the run"
                     + ("; running again with new workers" if attempt < args.retries else ""))
     finally:
+        if loop is not None:
+            loop.stop()
+        if worker is not None:
+            worker.stop()
+            log("celery worker stopped")
         for child in CHILDREN:
             if child.is_alive():
                 child.terminate()

@@ -28,9 +28,11 @@ class Client:
     before and stored once (docs/api.md), and the database check below verifies it.
     """
 
-    def __init__(self, port: int, idle_max: float = 4.0):
+    def __init__(self, port: int, idle_max: float = 4.0, source: str | None = None, cookies: bool = False):
         self.port = port
         self.idle_max = idle_max
+        self.source = (source, 0) if source else None  # a client address of its own (127.0.0.x), as a browser
+        self.cookies: dict[str, str] | None = {} if cookies else None  # kept and sent back, as a browser
         self.conn: http.client.HTTPConnection | None = None
         self.last_used = 0.0
         self.retries = 0
@@ -46,12 +48,19 @@ class Client:
             if self.conn is not None and time.monotonic() - self.last_used > self.idle_max:
                 self.close()
             if self.conn is None:
-                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=30, source_address=self.source)
                 self.connects += 1
+            headers = JSON_HEADERS if body is not None else ACCEPT_HEADERS
+            if self.cookies:
+                headers = {**headers, "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
             try:
-                self.conn.request(method, path, body=body, headers=JSON_HEADERS if body is not None else ACCEPT_HEADERS)
+                self.conn.request(method, path, body=body, headers=headers)
                 response = self.conn.getresponse()
                 data = response.read()
+                if self.cookies is not None:
+                    for header in response.headers.get_all("Set-Cookie") or ():
+                        name, _, rest = header.partition("=")
+                        self.cookies[name.strip()] = rest.split(";", 1)[0]
             except (OSError, http.client.HTTPException):
                 self.close()
                 if attempt:
@@ -87,9 +96,9 @@ class Stats:
     def merge(self, other: Stats | dict) -> None:
         other = other if isinstance(other, dict) else other.as_dict()
         for kind, values in other["latency"].items():
-            self.latency[kind].extend(values)
+            self.latency.setdefault(kind, []).extend(values)
         for kind, values in other["service"].items():
-            self.service[kind].extend(values)
+            self.service.setdefault(kind, []).extend(values)
         self.lag.extend(other["lag"])
         self.status.update(other["status"])
         self.errors.update(other["errors"])
@@ -173,8 +182,8 @@ def call(client: Client, stats: Stats, kind: str, method: str, path: str, body: 
         return 0, b"", None
     done = time.monotonic()
     stats.last_done = max(stats.last_done, done)
-    stats.latency[kind].append(done - scheduled)
-    stats.service[kind].append(done - sent)
+    stats.latency.setdefault(kind, []).append(done - scheduled)
+    stats.service.setdefault(kind, []).append(done - sent)
     stats.status[f"{kind} {status}"] += 1
     return status, data, location
 

@@ -34,10 +34,16 @@ def log(message: str) -> None:
     print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
 
+#: The Celery worker the beside-stats mode starts is named WORKER_NAME@<host> (annotate_beside.py); the pids of
+#: PostgreSQL backends serving it (by application_name), kept up to date by its recompute loop.
+WORKER_NAME = "annotate-bench"
+WORKER_BACKENDS: set[int] = set()
+
+
 def cpu_times(database: str, port: int = 0) -> dict:
     """CPU seconds used so far (Linux /proc): by our gunicorn (the one bound to `port`), by PostgreSQL (the
-    bench database's backends and the server's own processes), by this process, and by the whole machine
-    ("busy", from /proc/stat)."""
+    bench database's backends and the server's own processes), by the beside-stats Celery worker and its
+    backends (when there is one), by this process, and by the whole machine ("busy", from /proc/stat)."""
     tick = os.sysconf("SC_CLK_TCK")
     totals: dict = {}
     processes: dict[int, tuple[str, float]] = {}
@@ -47,10 +53,15 @@ def cpu_times(database: str, port: int = 0) -> dict:
     totals["steal"] = cpu[7] / tick  # taken by the hypervisor for other machines
     usage = resource.getrusage(resource.RUSAGE_SELF)
     totals["self"] = usage.ru_utime + usage.ru_stime
+    worker = f"{WORKER_NAME}@".encode()
     for pid, name, fields, cmdline in benchlib.processes():
         used = benchlib.cpu_seconds(fields)
         if port and b"gunicorn" in cmdline and f"{HOST}:{port}".encode() in cmdline:
             processes[pid] = ("gunicorn", used)
+        elif b"celery" in cmdline and worker in cmdline:
+            processes[pid] = ("celery", used)
+        elif pid in WORKER_BACKENDS:
+            processes[pid] = ("postgres_worker", used)
         elif benchlib.works_for_database(name, cmdline, database):
             processes[pid] = ("postgres", used)
     return {**totals, "processes": processes}
@@ -58,16 +69,22 @@ def cpu_times(database: str, port: int = 0) -> dict:
 
 def cpu_share(before: dict, after: dict, seconds: float, client_seconds: float = 0.0) -> dict[str, float]:
     """Cores used on average over `seconds`: gunicorn, PostgreSQL, the client (this process and the CPU
-    seconds its children reported) and everything else on the machine ("other": other users' work)."""
+    seconds its children reported) and everything else on the machine ("other": other users' work); with a
+    beside-stats worker also "celery" and "postgres_worker" (its backends, not in "postgres")."""
     used = {k: after[k] - before[k] for k in ("self", "busy", "steal")}
-    for group in ("gunicorn", "postgres"):  # per process: one that ended in between is left out, not subtracted
+    groups = ("gunicorn", "postgres", "celery", "postgres_worker")
+    for group in groups:  # per process: one that ended in between is left out, not subtracted
         used[group] = sum(t - before["processes"].get(pid, (group, 0.0))[1]
                           for pid, (g, t) in after["processes"].items() if g == group)
     client = used["self"] + client_seconds
-    other = max(0.0, used["busy"] - used["gunicorn"] - used["postgres"] - client)
-    return {"gunicorn": round(used["gunicorn"] / seconds, 2), "postgres": round(used["postgres"] / seconds, 2),
-            "client": round(client / seconds, 2), "other": round(other / seconds, 2),
-            "steal": round(used["steal"] / seconds, 2)}
+    other = max(0.0, used["busy"] - sum(used[g] for g in groups) - client)
+    shares = {"gunicorn": round(used["gunicorn"] / seconds, 2), "postgres": round(used["postgres"] / seconds, 2),
+              "client": round(client / seconds, 2), "other": round(other / seconds, 2),
+              "steal": round(used["steal"] / seconds, 2)}
+    for group in groups[2:]:
+        if any(g == group for g, _ in after["processes"].values()):
+            shares[group] = round(used[group] / seconds, 2)
+    return shares
 
 
 def disturbance(cores: dict) -> float:

@@ -52,6 +52,9 @@ def server_env(bench_url: str, broker_url: str, args) -> dict:
     )
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_RESULT_BACKEND", "CACHE_URL"):
         env.pop(name, None)
+    if args.mode == "crowd":  # every annotator has an address of its own: the limits at their defaults
+        for name in ("CROWD_ENTRY_RATE_PER_IP", "CROWD_ENTRY_RATE_PER_CAMPAIGN", "CROWD_MAX_OPEN_HITS_PER_IP"):
+            env.pop(name, None)
     return env
 
 
