@@ -81,14 +81,16 @@ def import_stats_campaign(env: dict, judgments: int, seed: int) -> dict:
 
 
 class CeleryWorker:
-    """`celery -A config worker` (under `nice -n N` with --worker-nice) in a session of its own, on the bench
-    database (its connections named WORKER_APP, with --worker-db-options) and the bench Redis database."""
+    """`celery -A config worker` in a session of its own (with --worker-nice under `nice -n N`, its autogroup
+    too), on the bench database (its connections named WORKER_APP, with --worker-db-options) and the bench
+    Redis database."""
 
     def __init__(self, env: dict, bench_url: str, args):
         url = with_options(bench_url, application_name=WORKER_APP, options=args.worker_db_options)
         self.env = {**env, "DATABASE_URL": url}
         self.argv = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel=info", "-n", f"{WORKER_NAME}@%h",
                      f"--concurrency={args.worker_concurrency}"]
+        self.nice = args.worker_nice
         if args.worker_nice:
             self.argv = ["nice", "-n", str(args.worker_nice), *self.argv]
         self.log_path = OUT / "celery.log"
@@ -102,6 +104,14 @@ class CeleryWorker:
         self.log_file = self.log_path.open("w")
         self.proc = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=self.log_file,
                                      stderr=subprocess.STDOUT, start_new_session=True)
+        if self.nice:
+            # With the kernel's autogroups (sched_autogroup_enabled), each session shares the CPU equally with
+            # the others whatever its processes' nice: a session of its own needs the group's nice as well.
+            try:
+                with open(f"/proc/{self.proc.pid}/autogroup", "w") as handle:
+                    handle.write(str(self.nice))
+            except OSError as exc:
+                log(f"could not set the worker's autogroup nice: {exc}")
 
     def stop(self) -> None:
         if self.proc is None:
