@@ -4,8 +4,9 @@
         --app benchmarks.profiled_wsgi:application
 
 The first gunicorn worker to start claims the profile (one worker, so that the others serve at full speed);
-it counts CPU time (time.process_time), not wall clock, so waiting for PostgreSQL is left out, and writes its
-pstats file every 500 requests and at exit. Without BENCH_PROFILE it is config.wsgi's application unchanged.
+it counts CPU time (time.process_time), not wall clock, so waiting for PostgreSQL is left out, starts after
+BENCH_PROFILE_SKIP (100) requests, and writes its pstats file every 500 requests and at exit. Without
+BENCH_PROFILE it is config.wsgi's application unchanged.
 benchmarks/profile_report.py reads the file.
 """
 import atexit
@@ -18,6 +19,9 @@ from collections import Counter
 from config.wsgi import application as django_application
 
 _path = os.environ.get("BENCH_PROFILE", "")
+#: Requests served before profiling starts: one-time costs (lazy imports such as redis, URL reversing's first
+#: population) would otherwise weigh on a sample of a few hundred requests.
+_skip = int(os.environ.get("BENCH_PROFILE_SKIP", "100"))
 _profile: cProfile.Profile | None = None
 _requests = 0
 _methods: Counter = Counter()  # requests profiled, by method ("POST": the judgments)
@@ -49,6 +53,9 @@ def application(environ, start_response):
         _profile = _claim()
         _requests = 1
     if _profile is None:
+        return django_application(environ, start_response)
+    if _requests <= _skip:
+        _requests += 1
         return django_application(environ, start_response)
     _methods[environ.get("REQUEST_METHOD", "")] += 1
     _profile.enable()
