@@ -150,3 +150,16 @@ def test_a_later_stage_results_page_leads_to_the_task_results(researcher, django
     assert "No results computed yet" not in html and "Results computed" in html
     assert "the verify stage of this task" in html and 'id="stages"' in html
     assert 'class="stage-pipeline"' in html and f'data-campaign="{verify.slug}"' in html
+
+
+@pytest.mark.parametrize("protocol", list(TASKS))
+def test_every_later_stage_page_leads_to_the_task_results(protocol, researcher, client):
+    stages = draft_task(protocol, researcher)
+    client.force_login(researcher)
+    for stage in stages[1:]:
+        response = client.get(f"/results/{stage.slug}/", follow=True)
+        html = response.content.decode()
+        assert response.redirect_chain == [(f"/results/{stages[0].slug}/", 302)]
+        assert f"the {stage.stage_name} stage of this task" in html
+        assert html.count('class="stage ') + html.count('class="stage"') == len(stages)
+    assert client.get(f"/results/{stages[0].slug}/").status_code == 200  # the first stage's page is the task's
