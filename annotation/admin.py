@@ -38,7 +38,7 @@ from .models import (
 from .protocols import all_protocols, get_protocol
 from .protocols.options import union
 from .services import assignment as assigning
-from .services import import_jobs
+from .services import import_jobs, lifecycle
 from .services.campaign_import import (
     MAX_REPORTED_ERRORS,
     CampaignFileError,
@@ -357,9 +357,8 @@ class CampaignAdmin(OwnedAdmin):
             return redirect(page)
         if campaign.analysis_only:
             messages.warning(request, f"{campaign.name} holds imported judgments only; its status stays as it is.")
-        else:
-            Campaign.objects.filter(pk=pk).update(status=status)
-            messages.success(request, f"{campaign.name} is now {Campaign.Status(status).label.lower()}.")
+        else:  # the whole task: every stage of a multi-stage task (services/lifecycle.py)
+            messages.success(request, lifecycle.status_message(campaign, lifecycle.set_status(campaign, status)))
         target = request.POST.get("next") or ""
         if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                                require_https=request.is_secure()) or not target.startswith("/"):
@@ -392,10 +391,11 @@ class CampaignAdmin(OwnedAdmin):
         })
 
     def _set_status(self, request, queryset, status: str):
-        analysis_only = queryset.filter(analysis_only=True).count()
-        updated = queryset.filter(analysis_only=False).update(status=status)
+        changed, analysis_only = lifecycle.set_status_of_many(queryset, status)
         label = Campaign.Status(status).label.lower()
-        messages.success(request, f"{updated} campaign(s) now {label}.")
+        later = sum(1 for stage in changed if stage.stage_input_id is not None)
+        messages.success(request, f"{len(changed)} campaign(s) now {label}"
+                                  + (f", {later} of them later stages of the tasks chosen." if later else "."))
         if analysis_only:
             messages.warning(request, f"{analysis_only} analysis-only campaign(s) left as they were.")
 

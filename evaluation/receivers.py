@@ -17,12 +17,28 @@ _failures = {"logged_at": 0.0, "since": 0}
 _failures_lock = threading.Lock()
 
 
+def results_campaign(campaign_id: int, protocol: str | None) -> int:
+    """The campaign whose results a judgment changes: a later stage's are its task's, stored on the first stage
+    (docs/methods.md §9), so the debounced run and its lock are the task's. No query for a one-stage protocol."""
+    from annotation.models import Campaign
+    from annotation.protocols import UnknownProtocol, get_protocol
+    from annotation.services.stages import first_stage
+
+    try:
+        if not protocol or not get_protocol(protocol).stage_only:
+            return campaign_id
+    except UnknownProtocol:
+        return campaign_id
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    return first_stage(campaign).pk if campaign is not None else campaign_id
+
+
 @receiver(judgments_recorded, dispatch_uid="evaluation.recompute_on_judgments")
-def recompute_on_judgments(sender, campaign_id: int, **kwargs):
+def recompute_on_judgments(sender, campaign_id: int, protocol: str | None = None, **kwargs):
     if not settings.RESULTS_AUTO_RECOMPUTE:
         return
     try:
-        schedule_recompute(campaign_id)
+        schedule_recompute(results_campaign(campaign_id, protocol))
     except Exception as exc:  # the judgment is stored; the worker's catch-up queues the run when the broker is back
         _note_failure(exc)
 

@@ -19,6 +19,8 @@ class StageSpec:
     options: dict = field(default_factory=dict)
     #: The name of the earlier stage whose output feeds this one; None: the first stage (the imported campaign).
     input: str | None = None
+    #: The stage's own instructions to its workers (Markdown); empty: the researcher's, of the first stage.
+    instructions: str = ""
 
 
 @dataclass

@@ -15,19 +15,21 @@ Follow-up stages are found with `next_stages_of(campaign)`; a stage's input with
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max, Q
 
 from ..models import Assignment, Campaign, Hit, HitItem
 from .bulk import insert
 from .stage_specs import StagePlan, StageSpec
 
 __all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "first_stage", "input_complete",
-           "next_stages_of", "stage_progress"]
+           "next_stages_of", "stage_progress", "task_stages"]
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
     """The campaign's later stages, created empty (no HITs yet) with the settings the protocol gives them; each
-    fed by the stage its spec names (`StageSpec.input`), the first stage by default, so stages can chain."""
+    fed by the stage its spec names (`StageSpec.input`), the first stage by default, so stages can chain. Each
+    stage shows the researcher's instructions unless its spec gives it its own, and starts in the first stage's
+    status (the task is one unit: services/lifecycle.py)."""
     from .campaign_import import unique_slug
 
     created: dict[str, Campaign] = {}
@@ -45,8 +47,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
             seed=campaign.seed, payment_per_hit=spec.payment_per_hit, options=spec.options, owner=campaign.owner,
             study=campaign.study, completion_url=campaign.completion_url,
             require_signed_entry=campaign.require_signed_entry, hit_timeout_minutes=campaign.hit_timeout_minutes,
-            require_qualification=campaign.require_qualification,
-            required_native_language=campaign.required_native_language))
+            require_qualification=campaign.require_qualification, instructions=spec.instructions or
+            campaign.instructions, required_native_language=campaign.required_native_language))
     return list(created.values())
 
 
@@ -62,12 +64,29 @@ def next_stages_of(campaign: Campaign) -> list[Campaign]:
     return list(Campaign.objects.filter(stage_input=campaign).order_by("pk"))
 
 
+def task_stages(campaign: Campaign) -> list[Campaign]:
+    """Every stage of the task `campaign` belongs to, first stage first, each after the stage feeding it; [the
+    campaign] for a one-stage campaign."""
+    stages, frontier = [first_stage(campaign)], [first_stage(campaign)]
+    while frontier:
+        frontier = list(Campaign.objects.filter(stage_input__in=frontier).order_by("pk"))
+        stages += frontier
+    return stages
+
+
 def _progress(campaign: Campaign) -> tuple[int, int, bool]:
     """The stage's HITs, its finished assignments, and whether every HIT has been done by as many workers as its
     redundancy asks."""
     hits = Hit.objects.filter(campaign=campaign).count()
     done = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count()
     return hits, done, hits > 0 and done >= hits * campaign.redundancy
+
+
+def _hits_done(campaign: Campaign) -> int:
+    """The stage's HITs done by as many workers as its redundancy asks."""
+    return (Hit.objects.filter(campaign=campaign)
+            .annotate(done=Count("assignments", filter=Q(assignments__status=Assignment.Status.COMPLETED)))
+            .filter(done__gte=campaign.redundancy).count())
 
 
 def input_complete(campaign: Campaign) -> bool:
@@ -103,13 +122,10 @@ def build_stage(stage: Campaign) -> int:
 
 
 def stage_progress(campaign: Campaign) -> list[dict]:
-    """Every stage of the task `campaign` belongs to, in order, with its HITs, finished assignments and what it
-    waits for (for the admin and the API)."""
-    root = first_stage(campaign)
-    stages, frontier = [root], [root]
-    while frontier:
-        frontier = [s for c in frontier for s in next_stages_of(c)]
-        stages += frontier
+    """Every stage of the task `campaign` belongs to, in order, with its status, HITs (all, and done by as many
+    workers as asked), finished assignments (and their percentage of those needed) and what it waits for (for the
+    admin's pipeline, the results pages and the API)."""
+    stages = task_stages(campaign)
     if len(stages) == 1:
         return []
     by_pk = {stage.pk: stage for stage in stages}
@@ -124,6 +140,9 @@ def stage_progress(campaign: Campaign) -> list[dict]:
         else:
             waiting = "workers"
         rows.append({"stage": stage.stage_name or stage.protocol_spec.stage_name, "campaign": stage.slug,
+                     "id": stage.pk, "status": stage.status,
+                     "hits_done": _hits_done(stage), "percent": round(100 * min(done, hits * stage.redundancy)
+                                                                      / (hits * stage.redundancy)) if hits else 0,
                      "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
                      "assignments_done": done, "assignments_needed": hits * stage.redundancy,
                      "complete": complete, "waiting_for": waiting, "input": source.slug if source else None})

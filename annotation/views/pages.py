@@ -16,6 +16,7 @@ from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
 from ..services.judging import CLOSED_TEXT
+from ..services.stages import input_complete
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +117,11 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                          entry)
     except assigning.NoHitAvailable:
         done = assigning.finished(campaign, annotator, browser, mine)
+        if not done and campaign.stage_input_id is not None and not input_complete(campaign.stage_input):
+            return _message(request, "Waiting for the earlier stage", "This stage's work is made from the output of "
+                            "an earlier stage of the same task, which is still going on: there is no work for you "
+                            "yet. Please come back later; this link will give you work as soon as there is some.",
+                            again=True)
         if done:
             return _finished(request, "Thank you", "You have finished your work in this campaign: there is no more "
                              "work for you right now.", done, entry)

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from annotation.models import Annotator, Campaign
 from annotation.services import assignment as assigning
+from annotation.services.lifecycle import set_status
 from annotation.services.progress import campaign_counts
 
 from ..families import BadQuery, all_endpoints, family_of
@@ -292,14 +293,13 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
     @extend_schema(request=StatusChange, responses=CampaignSerializer)
     @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
     def status(self, request, slug=None):
-        """Publish (active), pause or close the campaign."""
+        """Publish (active), pause or close the campaign: its whole task, every stage of a multi-stage one."""
         campaign = self.get_object()
         form = StatusChange(data=request.data)
         form.is_valid(raise_exception=True)
         if campaign.analysis_only:
             return bad_request("analysis-only campaigns stay closed")
-        campaign.status = form.validated_data["status"]
-        campaign.save(update_fields=["status"])
+        set_status(campaign, form.validated_data["status"])
         return Response(self.get_serializer(campaign).data)
 
     def _worker(self, request) -> Annotator | None:

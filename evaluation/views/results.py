@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Campaign
 from annotation.protocols import UnknownProtocol
+from annotation.services.stages import first_stage
 
 from ..families import family_of
 from ..permissions import researcher_required, visible_campaigns
@@ -56,6 +57,12 @@ def _filter_workers(rows: list[dict], which: str) -> list[dict]:
 def campaign_results(request, slug: str):
     campaign = get_object_or_404(visible_campaigns(request.user).select_related("results", "study")
                                  .defer("results__translations"), slug=slug)
+    if campaign.stage_input_id is not None:  # a later stage: its results are its task's, on the first stage
+        task = first_stage(campaign)
+        if visible_campaigns(request.user).filter(pk=task.pk).exists():
+            messages.info(request, f"{campaign.name} is the {campaign.stage_name or 'later'} stage of this task; the "
+                          "task's results are computed on its first stage, over the judgments of every stage.")
+            return redirect("results:campaign", slug=task.slug)
     header = header_of(campaign)
     family = family_of(campaign)
     which = request.GET.get("workers", "all")

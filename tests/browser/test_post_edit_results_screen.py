@@ -37,7 +37,8 @@ def test_hter_results_page(live_server, browser, django_capture_on_commit_callba
     rows = page.locator("#system-table tbody tr:not(.cluster-break) td.name")
     assert rows.all_text_contents() == ["good", "fair", "poor"]
     assert page.locator("#curve svg.chart").count() == 1
-    assert page.locator("#stages tbody tr").count() == 2
+    assert page.locator("#stages li.stage").count() == 2  # the task as a pipeline: edit → verify
+    assert page.locator("#stages .stage-waiting").all_text_contents()[0] == "complete"
     page.screenshot(path=str(DOCS / "screenshots" / "results-hter.png"), full_page=True)
     assert not errors
     context.close()

@@ -11,6 +11,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
+from annotation.services import lifecycle
 from annotation.services.progress import campaign_counts
 from evaluation.services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
 from evaluation.services.results_read import z_lookup
@@ -21,11 +22,12 @@ LIST_COLUMNS = ["slug", "protocol", "status", "hits_total", "hits_done", "judgme
 
 
 def set_status(campaign: Campaign, status: str) -> None:
-    """Give the campaign `status`, with the API's rule (an analysis-only campaign stays as it is). The one place
-    this command changes a status, so that it can follow the admin's and the API's shared lifecycle service."""
-    if campaign.analysis_only:
-        raise CommandError(f"{campaign.slug} holds imported judgments only; its status stays as it is")
-    Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    """Give the campaign's whole task `status` through the lifecycle service the admin and the API use (every stage
+    of a multi-stage task; an analysis-only campaign stays as it is)."""
+    try:
+        lifecycle.set_status(campaign, status)
+    except lifecycle.AnalysisOnly as exc:
+        raise CommandError(str(exc)) from exc
     campaign.status = status
 
 
