@@ -27,7 +27,7 @@ def set_status(campaign: Campaign, status: str) -> None:
     try:
         lifecycle.set_status(campaign, status)
     except lifecycle.AnalysisOnly as exc:
-        raise CommandError(str(exc)) from exc
+        raise CommandError(f"{campaign.slug} holds imported judgments only; its status stays as it is") from exc
     campaign.status = status
 
 
