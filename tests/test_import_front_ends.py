@@ -191,6 +191,12 @@ def test_the_preview_shows_the_conventions_before_publish(admin_client):
     for label, value in (("preset", "appraise"), ("test", "appraise"), ("α", "0.01"), ("rule", "reliable when p ≤ α"),
                          ("scope", "campaign")):
         assert f'data-convention="{label}">{value}</strong>' in page, label
+    link = f'href="/api/campaigns/{campaign.slug}/settings/?format=json" id="settings-file-link"'
+    assert link in page  # the settings file, downloaded with the admin's session
+    settings = admin_client.get(f"/api/campaigns/{campaign.slug}/settings/?format=json").json()
+    assert settings["options"]["statistics_preset"] == "appraise" and settings["options"]["publish"] is False
+    page = admin_client.get(f"/admin/annotation/campaign/{campaign.pk}/change/").content.decode()
+    assert 'id="settings-file-link" href="/api/campaigns/' in page
     esa = via_admin(admin_client, "esa", protocol_lines("esa"), "preview esa", {})
     page = admin_client.get(f"/admin/annotation/campaign/{esa.pk}/preview/").content.decode()
     assert 'data-convention="preset">wmt24-esa<' in page and 'data-convention="test">wilcoxon<' in page
