@@ -69,6 +69,8 @@ def campaign_links(request, campaign: Campaign) -> dict:
         "crowd": None if campaign.analysis_only else request.build_absolute_uri(crowd),
         "results": _url("results:campaign", f"/results/{campaign.slug}/", slug=campaign.slug),
         "api": _url("campaign-detail", f"/api/campaigns/{campaign.slug}/", slug=campaign.slug),
+        "settings": _url("campaign-settings-file", f"/api/campaigns/{campaign.slug}/settings/", slug=campaign.slug)
+        + "?format=json",
     }
 
 
@@ -83,6 +85,36 @@ def capacity_of(campaign: Campaign) -> ReliabilityCapacity | None:
     return reliability_capacity(campaign.protocol_spec, qc_test=campaign.qc_test, qc_threshold=campaign.qc_threshold,
                                 options=campaign.options or {}, bad_pairs_per_hit=pairs,
                                 in_study=campaign.study_id is not None)
+
+
+#: The statistical conventions the preview states (stored at import, defaults resolved): label, where, key.
+CONVENTIONS = (("preset", "options", "statistics_preset"), ("test", "campaign", "qc_test"),
+               ("α", "campaign", "qc_threshold"), ("rule", "options", "threshold_rule"),
+               ("scope", "options", "reliability_scope"))
+RULE_TEXT = {"lt": "reliable when p < α", "le": "reliable when p ≤ α"}
+
+
+def conventions_shown(campaign: Campaign) -> list[tuple[str, str]]:
+    """The campaign's statistical conventions as the preview shows them before Publish: (label, value) for each
+    that its protocol takes."""
+    taken = {option.name for option in campaign.protocol_spec.option_fields()}
+    options = campaign.options or {}
+    shown = []
+    for label, where, key in CONVENTIONS:
+        if key not in taken:
+            continue
+        value = options.get(key) if where == "options" else getattr(campaign, key)
+        if value is not None:
+            shown.append((label, RULE_TEXT.get(value, value) if key == "threshold_rule" else f"{value:g}"
+                          if isinstance(value, float) else str(value)))
+    return shown
+
+
+def size_warnings_of(campaign: Campaign) -> list[str]:
+    """What the stored HITs do differently from the options (`Protocol.size_warnings`), as at import."""
+    sizes = list(campaign.hits.values_list("size", flat=True))
+    return campaign.protocol_spec.size_warnings(campaign.options or {}, campaign.systems.count(), campaign.hit_size,
+                                                sizes)
 
 
 def preview_systems(protocol, item, options: dict) -> str:
@@ -264,7 +296,7 @@ class CampaignAdmin(OwnedAdmin):
         try:
             job = import_jobs.start("campaign", source, {
                 "name": data["name"], "protocol": protocol.name,
-                "options": {option.name: data.get(option.name) for option in protocol.option_fields()},
+                "options": form.raw,
                 "defaults": ADMIN_DEFAULTS,
                 "file": {"name": upload.name if upload is not None else kept["name"],
                          "size": upload.size if upload is not None else kept["size"]},
@@ -342,6 +374,7 @@ class CampaignAdmin(OwnedAdmin):
             **self.admin_site.each_context(request), "campaign": campaign, "hit": hit, "rows": rows,
             "counts": Counter(item.item_type for item in items).most_common(), "hits": campaign.hits.count(),
             "qc_warning": capacity.warning() if capacity else None, "links": campaign_links(request, campaign),
+            "conventions": conventions_shown(campaign), "size_warnings": size_warnings_of(campaign),
             "opts": self.model._meta, "title": f"Preview: {campaign.name}",
         })
 

@@ -5,6 +5,11 @@ static/annotation/import-form.js shows only the chosen protocol's rows (without 
 every row shows, its help saying which protocols use it). Validation is
 `Protocol.parse_options`, the same as for the API and `manage.py import_campaign`.
 
+Every option starts empty ("— default for the protocol —"; a text or number box shows its default as a
+placeholder), so a submit carries only what the researcher changed and the defaults are resolved in one place,
+`parse_options`, as for the API and the command: the same file and choices give the same campaign. A campaign's
+settings file (annotation/services/campaign_settings.py) stands for the options left empty.
+
 A refused submit keeps its file on the server (`KeptUploads`): the researcher corrects one field
 and submits again without choosing the file anew.
 """
@@ -18,10 +23,13 @@ from django import forms
 from django.conf import settings
 
 from .protocols import all_protocols, get_protocol, importable_protocol_choices
-from .protocols.options import Option, OptionError, help_text, union
+from .protocols.options import Option, OptionError, describe_default, help_text, union
+from .services.campaign_settings import SettingsFileError, combine, read_settings
 
 #: The admin imports drafts to preview before publishing (the API and the command publish at once).
 ADMIN_DEFAULTS = {"publish": False}
+#: The empty first choice of every select: the option is left to its default (the protocol's, the preset's).
+DEFAULT_CHOICE = ("", "— default for the protocol —")
 
 
 class RawField(forms.Field):
@@ -31,27 +39,32 @@ class RawField(forms.Field):
         return value
 
 
-def option_widget(option: Option) -> forms.Widget:
+def option_widget(option: Option, default: object = None) -> forms.Widget:
+    """The option's input, empty at first: a select's first choice is `DEFAULT_CHOICE`, a box shows the default
+    as its placeholder; yes/no options are selects too (a checkbox cannot be left to the default)."""
+    shown = describe_default(option, default)
+    if option.kind in ("bool", "choice"):
+        label = f"{DEFAULT_CHOICE[1]} ({shown})" if option.default is not None or option.default_text or \
+            option.kind == "bool" else DEFAULT_CHOICE[1]
+        values = [("true", "yes"), ("false", "no")] if option.kind == "bool" else option.choice_list()
+        return forms.Select(choices=[(DEFAULT_CHOICE[0], label), *values])
+    placeholder = {"placeholder": shown} if shown not in ("none", "") else {}
     bounds = {key: value for key, value in (("min", option.minimum), ("max", option.maximum)) if value is not None}
     if option.kind == "int":
-        return forms.NumberInput(attrs={**bounds, "step": option.step or 1})
+        return forms.NumberInput(attrs={**bounds, "step": option.step or 1, **placeholder})
     if option.kind in ("float", "decimal"):
         step = "any" if option.kind == "float" else str(Decimal(1).scaleb(-(option.decimal_places or 0)))
-        return forms.NumberInput(attrs={**bounds, "step": step})
-    if option.kind == "bool":
-        return forms.CheckboxInput()
-    if option.kind == "choice":
-        return forms.Select()
+        return forms.NumberInput(attrs={**bounds, "step": step, **placeholder})
     if option.kind == "text":
-        return forms.Textarea(attrs={"rows": 2 if option.max_length else 6})
+        return forms.Textarea(attrs={"rows": 2 if option.max_length else 6, **placeholder})
     attrs = {"maxlength": option.max_length} if option.max_length else {}
-    return forms.TextInput(attrs={**attrs, "placeholder": "A,B"} if option.kind == "list" else attrs)
+    return forms.TextInput(attrs={**attrs, "placeholder": "A,B"} if option.kind == "list" else {**attrs, **placeholder})
 
 
 def option_field(option: Option, protocols: list[str], every: list[str]) -> RawField:
-    default = ADMIN_DEFAULTS.get(option.name, option.default)
-    return RawField(required=False, label=option.title, initial=default, widget=option_widget(option),
-                    help_text=help_text(option, protocols, every, default=ADMIN_DEFAULTS.get(option.name)))
+    default = ADMIN_DEFAULTS.get(option.name)
+    return RawField(required=False, label=option.title, initial=None, widget=option_widget(option, default),
+                    help_text=help_text(option, protocols, every, default=default))
 
 
 class CampaignImportForm(forms.Form):
@@ -60,8 +73,12 @@ class CampaignImportForm(forms.Form):
     use_required_attribute = False  # hidden rows of other protocols must not block the browser's submit
 
     file = forms.FileField(required=False, help_text="JSON Lines, one source segment a line.")
+    settings = forms.FileField(required=False, label="Settings file", help_text=(
+        "Optional: a campaign's settings file (JSON, from a campaign's page or GET /api/campaigns/<slug>/settings/)."
+        " Its values stand for the options left empty; the options you set here win over it."))
     name = forms.CharField(max_length=200)
-    protocol = forms.ChoiceField(choices=importable_protocol_choices)
+    protocol = forms.ChoiceField(choices=lambda: [("", "— choose, or the settings file's —"),
+                                                  *importable_protocol_choices()], required=False)
 
     def __init__(self, *args, kept: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -71,10 +88,10 @@ class CampaignImportForm(forms.Form):
         self.used_by: dict[str, list[str]] = {}
         for option, protocols in union(all_protocols()):
             self.fields[option.name] = option_field(option, protocols, every)
-            if option.kind == "choice":
-                self.fields[option.name].widget.choices = option.choice_list()
             self.used_by[option.name] = protocols
         self.parsed = None
+        #: The option values parsed into `parsed`: the settings file's, then the submitted ones.
+        self.raw: dict = {}
 
     def rows(self) -> list[dict]:
         """The template's rows: each bound field with the protocols it applies to (none: every form)."""
@@ -93,12 +110,20 @@ class CampaignImportForm(forms.Form):
         data = super().clean()
         if not data.get("file") and not self.kept:
             self.add_error("file", forms.Field.default_error_messages["required"])
-        if not data.get("protocol"):
-            return data
-        protocol = get_protocol(data["protocol"])
-        raw = {option.name: data.get(option.name) for option in protocol.option_fields()}
         try:
-            self.parsed = protocol.parse_options(raw, defaults=ADMIN_DEFAULTS)
+            settings = read_settings(data["settings"]) if data.get("settings") else None
+            name, given = combine(data.get("protocol"), {n: data.get(n) for n in self.used_by}, settings)
+        except SettingsFileError as exc:
+            self.add_error("settings", str(exc))
+            return data
+        if not name:
+            self.add_error("protocol", forms.Field.default_error_messages["required"])
+            return data
+        data["protocol"] = name
+        protocol = get_protocol(name)
+        self.raw = {option.name: given.get(option.name) for option in protocol.option_fields()}
+        try:
+            self.parsed = protocol.parse_options(self.raw, defaults=ADMIN_DEFAULTS)
         except OptionError as exc:
             for name, reason in exc.errors:
                 self.add_error(name if name in self.fields else None, reason)

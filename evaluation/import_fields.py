@@ -70,10 +70,13 @@ def import_option_fields() -> dict[str, serializers.Field]:
     return {option.name: option_field(option, protocols, every) for option, protocols in union(all_protocols())}
 
 
-def parse_submitted(protocol: str, attrs: dict, submitted) -> ParsedOptions:
-    """The options the client sent (not the schema defaults DRF fills in), parsed for `protocol`."""
-    names = [option.name for option, _ in union(all_protocols())]
-    raw = {name: attrs.get(name) for name in names if name in submitted}
+def submitted_options(attrs: dict, submitted) -> dict:
+    """The option values the client sent (not the schema defaults DRF fills in)."""
+    return {option.name: attrs.get(option.name) for option, _ in union(all_protocols()) if option.name in submitted}
+
+
+def parse_raw(protocol: str, raw: dict) -> ParsedOptions:
+    """`raw` parsed for `protocol`; a refusal as DRF's 400, each reason under its field."""
     try:
         return get_protocol(protocol).parse_options(raw)
     except OptionError as exc:
@@ -81,3 +84,8 @@ def parse_submitted(protocol: str, attrs: dict, submitted) -> ParsedOptions:
         for name, reason in exc.errors:
             detail.setdefault(name, []).append(reason)
         raise serializers.ValidationError(detail) from None
+
+
+def parse_submitted(protocol: str, attrs: dict, submitted) -> ParsedOptions:
+    """The options the client sent (not the schema defaults DRF fills in), parsed for `protocol`."""
+    return parse_raw(protocol, submitted_options(attrs, submitted))

@@ -58,12 +58,17 @@ class CampaignSerializer(serializers.ModelSerializer):
 class CampaignImportSerializer(serializers.Serializer):
     """The fields of `POST /api/campaigns/` (multipart): the file, its name and protocol, then every import
     option of every protocol (`Protocol.option_fields`), validated by `Protocol.parse_options` as in the
-    admin and `manage.py import_campaign`. `validated_data` holds the file, name, protocol, `parsed` and
-    `raw` (the option values as submitted, which a background import parses again)."""
+    admin and `manage.py import_campaign`. `settings` is a campaign's settings file (docs/api.md#settings-file):
+    its values stand for the options not sent. `validated_data` holds the file, name, protocol, `parsed` and
+    `raw` (the option values as submitted, merged with the settings file's; a background import parses them
+    again)."""
 
     file = serializers.FileField()
     name = serializers.CharField(max_length=200)
-    protocol = serializers.ChoiceField(choices=[])
+    protocol = serializers.ChoiceField(choices=[], required=False,
+                                       help_text="Required unless the settings file gives it.")
+    settings = serializers.FileField(required=False, help_text="A campaign's settings file (JSON), as "
+                                     "GET /api/campaigns/<slug>/settings/ exports it; options sent beside it win.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -75,16 +80,19 @@ class CampaignImportSerializer(serializers.Serializer):
         return {**super().get_fields(), **import_option_fields()}
 
     def validate(self, attrs):
-        from annotation.protocols import all_protocols
-        from annotation.protocols.options import union
+        from annotation.services.campaign_settings import SettingsFileError, combine, read_settings
 
-        from .import_fields import parse_submitted
+        from .import_fields import parse_raw, submitted_options
 
-        parsed = parse_submitted(attrs["protocol"], attrs, self.initial_data)
-        raw = {option.name: attrs.get(option.name) for option, _ in union(all_protocols())
-               if option.name in self.initial_data}
-        return {"file": attrs["file"], "name": attrs["name"], "protocol": attrs["protocol"], "parsed": parsed,
-                "raw": raw}
+        try:
+            settings = read_settings(attrs["settings"]) if attrs.get("settings") else None
+            protocol, raw = combine(attrs.get("protocol"), submitted_options(attrs, self.initial_data), settings)
+        except SettingsFileError as exc:
+            raise serializers.ValidationError({"settings": [str(exc)]}) from None
+        if not protocol:
+            raise serializers.ValidationError({"protocol": ["This field is required."]})
+        return {"file": attrs["file"], "name": attrs["name"], "protocol": protocol,
+                "parsed": parse_raw(protocol, raw), "raw": raw}
 
 
 class JudgmentImportSerializer(serializers.Serializer):

@@ -219,6 +219,11 @@ class Protocol:
         return opts.parse(self.name, self.option_fields(), raw, defaults=defaults,
                           check=lambda values: check_common(values) + self.check_parsed(values))
 
+    def size_warnings(self, options: dict, n_systems: int, hit_size: int, hit_sizes: list[int]) -> list[str]:
+        """Where the built HITs differ from what the options asked (e.g. fewer outputs per screen than
+        screen_size), each message starting with the option; said at import and in the preview."""
+        return []
+
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         """Problems with the protocol's options for this campaign's file, each message starting with the
         field it concerns ("systems: ..."); empty when fine. May fill in defaults."""

@@ -46,7 +46,9 @@ ADAPTIVE_OPTIONS = (
 LIKERT_LEAD = "Read the text below and rate it by how much you agree that:"
 #: Direct Assessment's own import options; the reliability tests are registered by the evaluation app.
 DA_OPTIONS = (
-    Option("hit_size", "int", 100, "Items per HIT: a multiple of 20 between 20 and 200.", minimum=20, maximum=200,
+    Option("hit_size", "int", 100, "Items per HIT: a multiple of 20 between 20 and 200. With document_mode, "
+           "segments per HIT (about 7 × hit_size / 10, documents kept whole) and HITs hold more items; the import "
+           "and the preview say how many.", minimum=20, maximum=200,
            step=20),
     Option("statistics_preset", "choice", None, "A named set of statistical conventions (test, threshold, "
            "cluster rule, scope); the options below override it (docs/methods.md#worker-reliability).",
@@ -129,6 +131,17 @@ class DirectAssessment(Protocol):
             return ["adaptive: adaptive allocation compares systems and needs at least two; the file has "
                     f"{len(system_names)}"]
         return []
+
+    def size_warnings(self, options: dict, n_systems: int, hit_size: int, hit_sizes: list[int]) -> list[str]:
+        """Document-level HITs keep documents whole and add each document's own item and controls, so they
+        rarely hold exactly hit_size items (docs/methods.md#document-level-da)."""
+        if not options.get("document_mode") or not hit_sizes or set(hit_sizes) == {hit_size}:
+            return []
+        low, high = min(hit_sizes), max(hit_sizes)
+        held = f"{low}" if low == high else f"{low} to {high}"
+        return [f"hit_size: document-level HITs hold {held} items, not the {hit_size} asked for: documents are "
+                "kept whole (about 7 × hit_size / 10 segments a HIT), with an item for each whole document and the "
+                "quality-control items besides"]
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         if options.get("document_mode"):

@@ -280,6 +280,26 @@ def parse(protocol: str, fields: Sequence[Option], raw: Mapping[str, object], *,
     return ParsedOptions(protocol, campaign_fields, options)
 
 
+def defaulted(protocol: str, fields: Sequence[Option], raw: Mapping[str, object]) -> set[str]:
+    """The options of `raw` whose value is just what their computed default (`set_default`) makes of the other
+    values, in declaration order as `parse` computes them: e.g. a settings file's test that is its preset's.
+    Given a new preset, such values follow it (annotation/services/campaign_settings.py)."""
+    values: dict[str, object] = {}
+    for option in fields:
+        try:
+            values[option.name] = option.default if is_blank(raw.get(option.name)) else option.parse(raw[option.name])
+        except ValueError:
+            values[option.name] = None
+    same = set()
+    for option in fields:
+        provide = _default_providers.get(option.name)
+        if provide is None or values[option.name] is None:
+            continue
+        if provide({**values, option.name: None, "_protocol": protocol}) == values[option.name]:
+            same.add(option.name)
+    return same
+
+
 def describe_default(option: Option, default: object = None) -> str:
     """The default as the help texts say it."""
     value = option.default if default is None else default

@@ -102,6 +102,13 @@ class Ranking(Protocol):
                             "or best-worst")
         return problems
 
+    def size_warnings(self, options: dict, n_systems: int, hit_size: int, hit_sizes: list[int]) -> list[str]:
+        asked = options.get("screen_size", 5)
+        if n_systems >= asked:
+            return []
+        return [f"screen_size: the file has {n_systems} systems, so each screen ranks {n_systems} outputs, not "
+                f"the {asked} asked for"]
+
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         hits = plan_ranking_hits(content, options["screen_size"], hit_size, options["gold"], options["gold_rate"],
                                  rng, constituent=self.constituent)

@@ -678,7 +678,8 @@ def import_campaign(
             _store(campaign, spec, scanned, plans, report, batch=1 if adaptive is not None else None)
             create_stages(campaign)
     warning = capacity.warning() if capacity is not None else None
-    return ImportResult(campaign=campaign, hits=len(plans), warnings=[warning] if warning else [])
+    warnings = spec.size_warnings(options, len(scanned.system_names), hit_size, [len(plan) for plan in plans])
+    return ImportResult(campaign=campaign, hits=len(plans), warnings=warnings + ([warning] if warning else []))
 
 
 #: Rows between two progress reports while storing.

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from annotation.models import ImportJob
 from annotation.services import import_jobs
 from annotation.services.campaign_import import CampaignFileError, import_campaign
+from annotation.services.campaign_settings import export_settings
 from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
 
 from ..serializers import CampaignImportSerializer, JudgmentImportSerializer
@@ -86,6 +87,15 @@ class ImportActions:
             return file_error_response(exc)
         return Response({"campaign": result.campaign.slug, "hits": result.hits,
                          **({"warnings": result.warnings} if result.warnings else {})}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get"], url_path="settings")
+    def settings_file(self, request, slug=None):
+        """The campaign's effective import settings as a small JSON file (docs/api.md#settings-file), downloaded as
+        `<slug>.settings.json`; an import given this file next to the same data makes the same campaign."""
+        campaign = self.get_object()
+        return Response(export_settings(campaign), headers={
+            "Content-Disposition": f'attachment; filename="{campaign.slug}.settings.json"'})
 
     @extend_schema(request={"multipart/form-data": JudgmentImportSerializer},
                    responses={201: JudgmentsImported, 202: ImportQueued})
