@@ -129,9 +129,15 @@ class Family:
         return list(self.worker_table_serializer.Meta.fields), rows
 
     @staticmethod
-    def stored_table(name: str) -> Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]:
-        """A table stored in `ResultTable` (`replace_results(..., tables=...)`), as a download."""
-        return lambda campaign, params: stored_table(campaign, name)
+    def stored_table(name: str, columns: tuple[str, ...] = ()) -> Callable[[object, Mapping[str, str]],
+                                                                            tuple[list[str], list[dict]]]:
+        """A table stored in `ResultTable` (`replace_results(..., tables=...)`), as a download. A table stored with
+        no rows (or not stored: too little data) has no columns of its own; `columns` then give the CSV its header,
+        so that an empty download still says what it would hold."""
+        def read(campaign, params):
+            stored_columns, rows = stored_table(campaign, name)
+            return (stored_columns or list(columns)), rows
+        return read
 
     def spam_miss_rates(self, campaign) -> dict[int, float]:
         """Per annotator id, the share of spam items missed, where the family has spam items."""

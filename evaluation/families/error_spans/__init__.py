@@ -4,6 +4,7 @@ approximate randomization as an option), clusters and rank ranges, errors by cat
 agreement and Krippendorff's alpha, the workers' perturbation test and a document view of every judge's spans."""
 from __future__ import annotations
 
+from ...services.latex import systems_booktabs
 from ...services.results_read import freshness, stored_rows
 from ...services.stability import table_rows as stability_table
 from .. import register
@@ -75,10 +76,28 @@ class ErrorSpansFamily(Family):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
-                Table("significance", stored("significance")), Table("breakdown", stored("breakdown")),
-                Table("domains", stored("domains")), Table("perturbation", stored("perturbation")),
-                Table("agreement", stored("agreement")), Table("stability", stability_table)]
+        return [Table("workers", self.workers_table), Table("systems", stored("systems", SYSTEMS), systems_latex),
+                Table("significance", stored("significance", SIGNIFICANCE)),
+                Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
+                Table("perturbation", stored("perturbation", PERTURBATION)),
+                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table)]
+
+
+#: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.
+SYSTEMS = ("system", "score", "score_name", "n", "observations", "rank", "rank_range", "cluster", "mean_score",
+           "ranked")
+SIGNIFICANCE = ("system", "opponent", "p_value", "shared_items", "method")
+BREAKDOWN = ("system", "category", "severity", "errors", "per_judgment")
+DOMAINS = ("system", "domain", "score", "score_name")
+PERTURBATION = ("worker", "pairs", "p_value", "reliable", "major_on_perturbed")
+AGREEMENT = ("measure", "value", "n")
+
+
+def systems_latex(campaign, params) -> str:
+    """The ESA or MQM ranking as a booktabs table, clusters split by rules, as DA's and pairwise's are."""
+    rows = stored_rows(campaign, "systems")
+    kind = (rows[0]["score_name"] if rows else "") or "score"
+    return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores")
 
 
 register(ErrorSpansFamily())
