@@ -71,6 +71,19 @@ class ErrorSpansFamily(Family):
 
         return stability(campaign, params)
 
+    def missing(self, campaign, header):
+        """Beyond the default: how many more counted items each unranked system needs under the preset (WMT24
+        ranks a system from 100 items), e.g. "sys-A: 97 more counted items to be ranked"."""
+        out = super().missing(campaign, header)
+        need = max(int(((header.summary or {}).get("rules") or {}).get("min_items") or 0), 1)
+        short = [r for r in stored_rows(campaign, "systems") if r.get("rank") is None and (r.get("n") or 0) < need]
+        if short:
+            out = [m for m in out if m["what"] != "ranking"]
+            out.append({"what": "items", "needed": need, "text": "; ".join(
+                f"{r['system']}: {need - (r.get('n') or 0)} more counted items to be ranked (the preset ranks a "
+                f"system from {need})" for r in short)})
+        return out
+
     def page_context(self, campaign, header, workers, request):
         return presenter.page_context(campaign, header, workers, request)
 
