@@ -6,6 +6,7 @@ Too little data is a state, not a failure (docs/api.md §5.1): what a family rai
 family, and stored as `summary["data_state"]` = {"status": "not_enough_data", "missing": [{"what", "text"}]}; a
 run that stored results asks the family what they still lack (`Family.missing`) and stores "ready" when nothing.
 Any other exception is a real failure and propagates (the task fails, `manage.py compute_results` exits 1)."""
+from django.db import transaction
 from django.db.models import Max
 
 from annotation.models import Campaign, Judgment
@@ -33,14 +34,23 @@ def compute_results(campaign: Campaign):
         headers, reason = {campaign.pk: _store_too_little(campaign)}, str(exc).strip() or "too little data"
     else:
         reason = None
-    for header in headers.values():
+    for pk, header in headers.items():
         if header is not None:
-            header.progress = progress_timeline(header.campaign)
+            progress = progress_timeline(header.campaign)
             state = ({"status": NOT_ENOUGH_DATA, "missing": [{"what": "data", "text": reason}]} if reason
                      else data_state(family, header))
-            header.summary = {**header.summary, "data_state": state}
-            header.save(update_fields=["progress", "summary"])
+            headers[pk] = _note(header, progress, state)
     return headers.get(campaign.pk)
+
+
+def _note(header: CampaignResults, progress: dict, state: dict) -> CampaignResults:
+    """Store the progress and the data state on the header, merged into the summary as it is now in the database
+    (a task the analysis started, such as ranking's TrueSkill bootstrap, may have written to it meanwhile)."""
+    with transaction.atomic():
+        fresh = CampaignResults.objects.select_for_update().get(pk=header.pk)
+        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state}
+        fresh.save(update_fields=["progress", "summary"])
+    return fresh
 
 
 def data_state(family, header: CampaignResults) -> dict:
