@@ -41,17 +41,21 @@ def read(response) -> list[list[str]]:
 
 @pytest.mark.parametrize("protocol", root_protocols())
 def test_every_download_has_a_header_and_the_rows_of_its_table(protocol, researcher, browser):
-    root, *stages = owned(pilot(protocol), researcher)
-    assert compute_results(root) is not None
-    family = family_of(root)
-    for name, table in tables_of(family).items():
-        _, rows = table.rows(root, {})
-        lines = read(browser.get(f"/results/{root.slug}/{name}.csv"))
-        assert lines and lines[0] and all(lines[0]), f"{protocol} {name}.csv has no header: {lines[:1]}"
-        assert len(lines) == 1 + len(rows), f"{protocol} {name}.csv: {len(lines) - 1} rows, the table has {len(rows)}"
-        if table.latex is not None:
-            tex = browser.get(f"/results/{root.slug}/{name}.tex")
-            assert tex.status_code == 200 and b"\\toprule" in tex.content and b"\\bottomrule" in tex.content
+    campaigns = owned(pilot(protocol), researcher)
+    assert compute_results(campaigns[0]) is not None
+    for campaign in campaigns:  # the first stage, where the results are, and every later stage
+        for name, table in tables_of(family_of(campaign)).items():
+            _, rows = table.rows(campaign, {})
+            lines = read(browser.get(f"/results/{campaign.slug}/{name}.csv"))
+            where = f"{campaign.protocol} {name}.csv"
+            assert lines and lines[0] and all(lines[0]), f"{where} has no header: {lines[:1]}"
+            assert len(lines) == 1 + len(rows), f"{where}: {len(lines) - 1} rows, the table has {len(rows)}"
+            if table.latex is not None:
+                tex = browser.get(f"/results/{campaign.slug}/{name}.tex")
+                assert tex.status_code == 200 and b"\\toprule" in tex.content and b"\\bottomrule" in tex.content
+    stage_tables = [t for c in campaigns[1:] for n, t in tables_of(family_of(c)).items() if n == "systems"]
+    for table, stage in zip(stage_tables, campaigns[1:], strict=True):
+        assert table.rows(stage, {})[1] == table.rows(campaigns[0], {})[1]  # a stage downloads the task's table
 
 
 @pytest.mark.parametrize("protocol", root_protocols())

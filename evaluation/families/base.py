@@ -163,7 +163,10 @@ class Family:
         no rows (or not stored: too little data) has no columns of its own; `columns` then give the CSV its header,
         so that an empty download still says what it would hold."""
         def read(campaign, params):
-            stored_columns, rows = stored_table(campaign, name)
+            from annotation.services.stages import first_stage
+
+            # A multi-stage task's results are stored on its first stage: any stage's download is the task's.
+            stored_columns, rows = stored_table(first_stage(campaign), name)
             return (stored_columns or list(columns)), rows
         return read
 
