@@ -11,13 +11,14 @@ from django.db.models import Max
 
 from annotation.models import Campaign, Judgment
 
-from .families import TOO_LITTLE_DATA, family_of
+from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
 from .models import CampaignResults
 from .services.progress import progress_timeline
 from .services.storing import replace_results
 
 READY, NOT_ENOUGH_DATA = "ready", "not_enough_data"
+NOTHING_COUNTED = "no judgment the analysis counts yet (this protocol counts finished HITs only): finish a HIT"
 
 
 def compute_results(campaign: Campaign):
@@ -34,6 +35,10 @@ def compute_results(campaign: Campaign):
         headers, reason = {campaign.pk: _store_too_little(campaign)}, str(exc).strip() or "too little data"
     else:
         reason = None
+        if headers.get(campaign.pk) is None and family is not NO_FAMILY and campaign.stage_input_id is None:
+            # Judgments, but none the analysis counts yet (families that count finished HITs only): a state too.
+            headers[campaign.pk] = _store_too_little(campaign)
+            reason = NOTHING_COUNTED
     for pk, header in headers.items():
         if header is not None:
             progress = progress_timeline(header.campaign)

@@ -17,8 +17,9 @@ def root_protocols() -> list[str]:
     return sorted(p.name for p in all_protocols() if not p.stage_only)
 
 
-def work(campaign, workers=WORKERS, hits: int = 1) -> int:
-    """Each worker finishes up to `hits` HITs of `campaign`; how many HITs were finished."""
+def work(campaign, workers=WORKERS, hits: int = 1, items: int | None = None) -> int:
+    """Each worker finishes up to `hits` HITs of `campaign` (with `items`, answers only that many items of one HIT
+    and leaves it unfinished); how many HITs were finished."""
     finished = 0
     for worker in workers:
         for _ in range(hits):
@@ -28,11 +29,14 @@ def work(campaign, workers=WORKERS, hits: int = 1) -> int:
             state = client.get(f"/api/hit/{token}/").json()
             if state.get("done"):
                 break
-            while not state.get("done"):
+            answered = 0
+            while not state.get("done") and (items is None or answered < items):
                 item = state["item"]
                 response = post_answer(client, token, {"item": item["id"], **VALID[campaign.protocol](item)})
                 assert response.status_code == 201, response.content
-                state = response.json()
+                state, answered = response.json(), answered + 1
+            if not state.get("done"):
+                break  # left unfinished: this worker stops here
             finished += 1
     stages.build_stages(campaign)
     return finished

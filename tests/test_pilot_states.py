@@ -11,12 +11,16 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from annotation.models import Judgment
+from annotation.protocols import get_protocol
+from annotation.services.campaign_import import import_campaign
 from evaluation import stability_tasks
 from evaluation.families import family_of
 from evaluation.management.commands.compute_results import Command
 from evaluation.models import CampaignResults
 
-from .pilot import pilot, root_protocols
+from .pilot import pilot, root_protocols, work
+from .test_annotator_fuzz_corpus import OPTIONS, lines
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +57,27 @@ def test_a_pilot_of_every_protocol_computes_with_a_state_and_no_failure(protocol
     stored = CampaignResults.objects.get(campaign=root).summary["data_state"]
     assert answer["data_state"] == stored
     assert api.get(f"/api/campaigns/{root.slug}/systems/").json()["data_state"] == stored
+
+
+@pytest.mark.parametrize("protocol", root_protocols())
+def test_three_workers_answering_a_few_items_each_is_no_failure(protocol, researcher, caplog):
+    """Each worker answers two items and leaves the HIT unfinished: the results (or none, for a family that counts
+    finished HITs only) and --json's answers come without an error."""
+    spec = get_protocol(protocol)
+    parsed = spec.parse_options({"seed": 3, **OPTIONS[spec.family]})
+    campaign = owned(import_campaign(lines(), name=f"few {protocol}", protocol=protocol, parsed=parsed).campaign,
+                     researcher)
+    work(campaign, items=2)
+    assert Judgment.objects.filter(campaign=campaign).exists()
+    with caplog.at_level(logging.WARNING):
+        body = compute(campaign)
+        out = io.StringIO()
+        call_command("compute_results", campaign.slug, "--json", stdout=out)
+    assert body["data_state"]["status"] in ("ready", "not_enough_data"), body
+    if body["data_state"]["status"] == "not_enough_data":
+        assert all(m["text"] for m in body["data_state"]["missing"]), body
+    assert json.loads(out.getvalue())["campaign"] == campaign.slug
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
 
 
 def test_a_da_pilot_says_no_worker_is_reliable_yet_on_the_page_and_in_the_api(api, researcher):
