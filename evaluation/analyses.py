@@ -1,7 +1,7 @@
 """Computing results: the campaign's family's analysis (over its whole study when it has one), then the
 progress timeline every family shows, and the results' data state.
 
-Too little data is a state, not a failure (docs/api.md §5.1): what a family raises for a pilot's data
+Too little data is a state, not a failure (docs/api.md §6.1): what a family raises for a pilot's data
 (`TOO_LITTLE_DATA`: NotEnoughData, BadQuery such as error spans' NothingRanked) is caught here, once for every
 family, and stored as `summary["data_state"]` = {"status": "not_enough_data", "missing": [{"what", "text"}]}; a
 run that stored results asks the family what they still lack (`Family.missing`) and stores "ready" when nothing.
@@ -18,7 +18,8 @@ from .services.progress import progress_timeline
 from .services.storing import replace_results
 
 READY, NOT_ENOUGH_DATA = "ready", "not_enough_data"
-NOTHING_COUNTED = "no judgment the analysis counts yet (this protocol counts finished HITs only): finish a HIT"
+NOTHING_COUNTED = ("no judgment the analysis counts yet (some protocols count finished HITs, or a later stage's "
+                   "answers, only): finish a HIT")
 
 
 def compute_results(campaign: Campaign):
@@ -36,7 +37,7 @@ def compute_results(campaign: Campaign):
     else:
         reason = None
         if headers.get(campaign.pk) is None and family is not NO_FAMILY and campaign.stage_input_id is None:
-            # Judgments, but none the analysis counts yet (families that count finished HITs only): a state too.
+            # Judgments, but none the analysis counts yet (e.g. no finished HIT of a staged protocol): a state too.
             headers[campaign.pk] = _store_too_little(campaign)
             reason = NOTHING_COUNTED
     for pk, header in headers.items():
