@@ -1,10 +1,25 @@
 """Computing results: the campaign's family's analysis (over its whole study when it has one), then the
-progress timeline every family shows."""
-from annotation.models import Campaign
+progress timeline every family shows, and the results' data state.
 
-from .families import family_of
+Too little data is a state, not a failure (docs/api.md §6.1): what a family raises for a pilot's data
+(`TOO_LITTLE_DATA`: NotEnoughData, BadQuery such as error spans' NothingRanked) is caught here, once for every
+family, and stored as `summary["data_state"]` = {"status": "not_enough_data", "missing": [{"what", "text"}]}; a
+run that stored results asks the family what they still lack (`Family.missing`) and stores "ready" when nothing.
+Any other exception is a real failure and propagates (the task fails, `manage.py compute_results` exits 1)."""
+from django.db import transaction
+from django.db.models import Max
+
+from annotation.models import Campaign, Judgment
+
+from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
+from .models import CampaignResults
 from .services.progress import progress_timeline
+from .services.storing import replace_results
+
+READY, NOT_ENOUGH_DATA = "ready", "not_enough_data"
+NOTHING_COUNTED = ("no judgment the analysis counts yet (some protocols count finished HITs, or a later stage's "
+                   "answers, only): finish a HIT")
 
 
 def compute_results(campaign: Campaign):
@@ -12,12 +27,50 @@ def compute_results(campaign: Campaign):
     the study in the same family (a worker's reliability is judged over the study). The campaign's stored
     header, or None when there is nothing to analyse."""
     family = family_of(campaign)
-    if campaign.study_id is None:
-        headers = {campaign.pk: family.compute(campaign)}
+    try:
+        if campaign.study_id is None:
+            headers = {campaign.pk: family.compute(campaign)}
+        else:
+            headers = family.compute_study(scope_campaigns(campaign, "study"))
+    except TOO_LITTLE_DATA as exc:
+        headers, reason = {campaign.pk: _store_too_little(campaign)}, str(exc).strip() or "too little data"
     else:
-        headers = family.compute_study(scope_campaigns(campaign, "study"))
-    for header in headers.values():
+        reason = None
+        if headers.get(campaign.pk) is None and family is not NO_FAMILY and campaign.stage_input_id is None:
+            # Judgments, but none the analysis counts yet (e.g. no finished HIT of a staged protocol): a state too.
+            headers[campaign.pk] = _store_too_little(campaign)
+            reason = NOTHING_COUNTED
+    for pk, header in headers.items():
         if header is not None:
-            header.progress = progress_timeline(header.campaign)
-            header.save(update_fields=["progress"])
+            progress = progress_timeline(header.campaign)
+            state = ({"status": NOT_ENOUGH_DATA, "missing": [{"what": "data", "text": reason}]} if reason
+                     else data_state(family, header))
+            headers[pk] = _note(header, progress, state)
     return headers.get(campaign.pk)
+
+
+def _note(header: CampaignResults, progress: dict, state: dict) -> CampaignResults:
+    """Store the progress and the data state on the header, merged into the summary as it is now in the database
+    (a task the analysis started, such as ranking's TrueSkill bootstrap, may have written to it meanwhile)."""
+    with transaction.atomic():
+        fresh = CampaignResults.objects.select_for_update().get(pk=header.pk)
+        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state}
+        fresh.save(update_fields=["progress", "summary"])
+    return fresh
+
+
+def data_state(family, header: CampaignResults) -> dict:
+    """"ready", or "not_enough_data" with what the stored results still lack."""
+    missing = family.missing(header.campaign, header)
+    return {"status": NOT_ENOUGH_DATA if missing else READY, "missing": missing}
+
+
+def _store_too_little(campaign: Campaign) -> CampaignResults | None:
+    """A run whose family found too little data: its earlier tables go (they described other data), and the header
+    records the judgments seen; None when there is no judgment at all."""
+    seen = Judgment.objects.filter(campaign=campaign).aggregate(n=Max("id"))["n"]
+    if seen is None:
+        return None
+    judgments = Judgment.objects.filter(campaign=campaign, id__lte=seen).count()
+    return replace_results(campaign, {}, {"seconds": 0.0, "judgments": judgments, "last_judgment_id": seen,
+                                          "summary": {}, "agreement": {}})

@@ -9,7 +9,7 @@ from django.test import Client
 from annotation.models import System
 from evaluation import stability_tasks
 from evaluation.families import family_of
-from evaluation.families.error_spans.stability import NothingRanked, stability_data
+from evaluation.families.error_spans.stability import stability_data
 from evaluation.models import CampaignResults, WorkerResult
 from evaluation.services.results_read import stored_rows
 
@@ -127,15 +127,22 @@ def test_mqm_ranks_by_minus_the_weighted_errors(api, researcher):
     assert [r["rank_probabilities"][i] for i, r in enumerate(body["results"])] == [1.0, 1.0, 1.0]
 
 
-def test_a_preset_that_ranks_nothing_is_a_clear_400(api, researcher):
+def test_a_preset_that_ranks_nothing_ends_empty_not_failed(api, researcher):
+    """A pilot (WMT24: fewer than 100 items per system, nothing ranked) is too little data, not a failure: the run
+    ends with status "empty" and its reason, and the page says so instead of "The last run failed"."""
     campaign = owned(span_campaign(tutorial=0, perturbation_rate=0.0, lines=span_lines(documents=2)), researcher)
     judge_all(campaign, lambda item, stored: {"score": QUALITY[stored.output.system.name]})
-    family_of(campaign).compute(campaign)  # WMT24: fewer than 100 items per system, nothing ranked
+    family_of(campaign).compute(campaign)
     response = api.post(f"/api/campaigns/{campaign.slug}/stability/", {"resamples": 100, "workers": "all"})
-    assert response.status_code == 400 and "no ranking to resample" in response.json()["detail"]
+    assert response.status_code == 202, response.content
+    body = api.get(f"/api/campaigns/{campaign.slug}/stability/", {"workers": "all"}).json()
+    assert body["status"] == "empty" and "no ranking to resample" in body["detail"] and body["results"] == []
     header = CampaignResults.objects.get(campaign=campaign)
-    with pytest.raises(NothingRanked):
-        stability_data(campaign, "all", "z", header.last_judgment_id)
+    assert stability_data(campaign, "all", "z", header.last_judgment_id).systems == ()
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "Nothing to rank" in page and "last run failed" not in page
 
 
 def test_the_page_shows_the_section_and_offers_the_csv(esa, researcher):

@@ -9,7 +9,7 @@ on a family or protocol name.
 from annotation.protocols import UnknownProtocol
 from config.registry import Registry
 
-from .base import BadQuery, Family, NoFamily, Table
+from .base import TOO_LITTLE_DATA, BadQuery, Family, NoFamily, NotEnoughData, Table
 
 _REGISTRY: Registry[Family] = Registry("result family")
 register = _REGISTRY.register
@@ -47,5 +47,5 @@ from . import (  # noqa: E402,F401  (register the families)
     reference_translation,
 )
 
-__all__ = ["BadQuery", "Family", "Table", "all_endpoints", "all_families", "family_of", "get_family", "register",
-           "unregister"]
+__all__ = ["TOO_LITTLE_DATA", "BadQuery", "Family", "NotEnoughData", "Table", "all_endpoints", "all_families",
+           "family_of", "get_family", "register", "unregister"]

@@ -18,6 +18,16 @@ class BadQuery(ValueError):
     """A query parameter the family cannot answer; the API answers 400 with the message."""
 
 
+class NotEnoughData(Exception):
+    """A family's analysis has too little data to store results (a pilot): a state, not a failure. The message says
+    what is missing, for the researcher ("3 more translations per system for a ranking")."""
+
+
+#: What a family's analysis raises when the data are too few (a pilot): caught in one place,
+#: `evaluation.analyses.compute_results`, and stored as the "not enough data" state with its reason.
+TOO_LITTLE_DATA = (NotEnoughData, BadQuery)
+
+
 @dataclass(frozen=True)
 class Table:
     """A result table offered for download from the page and the API.
@@ -86,6 +96,24 @@ class Family:
         """Compute the campaigns of one study that belong to this family; by default each on its own."""
         return {campaign.pk: self.compute(campaign) for campaign in campaigns}
 
+    def missing(self, campaign, header: CampaignResults) -> list[dict]:
+        """What the stored results still lack (a pilot), each `{"what", "text"}`; empty when they are complete.
+        The default reads the systems the family answers `systems/` with: none scored, or some scored but not
+        ranked, and no worker reliable yet where the family tests workers. Families say more where they know."""
+        if "systems" not in {t.name for t in self.tables()}:
+            return []
+        rows = self.systems(campaign, {})["results"]
+        summary = header.summary or {}
+        out = []
+        if summary.get("workers") and summary.get("reliable_workers") == 0:
+            out.append({"what": "reliable_workers", "text": f"none of the {summary['workers']} workers has passed "
+                        "the reliability test yet, and the ranking counts reliable workers only"})
+        if not rows:
+            out.append({"what": "systems", "text": "no system has enough judgments to be scored yet"})
+        elif all(r.get("rank") is None for r in rows):
+            out.append({"what": "ranking", "text": "no system has enough judgments to be ranked yet"})
+        return out
+
     # API --------------------------------------------------------------------------------------
 
     def systems(self, campaign, params: Mapping[str, str]) -> dict:
@@ -129,9 +157,18 @@ class Family:
         return list(self.worker_table_serializer.Meta.fields), rows
 
     @staticmethod
-    def stored_table(name: str) -> Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]:
-        """A table stored in `ResultTable` (`replace_results(..., tables=...)`), as a download."""
-        return lambda campaign, params: stored_table(campaign, name)
+    def stored_table(name: str, columns: tuple[str, ...] = ()) -> Callable[[object, Mapping[str, str]],
+                                                                            tuple[list[str], list[dict]]]:
+        """A table stored in `ResultTable` (`replace_results(..., tables=...)`), as a download. A table stored with
+        no rows (or not stored: too little data) has no columns of its own; `columns` then give the CSV its header,
+        so that an empty download still says what it would hold."""
+        def read(campaign, params):
+            from annotation.services.stages import first_stage
+
+            # A multi-stage task's results are stored on its first stage: any stage's download is the task's.
+            stored_columns, rows = stored_table(first_stage(campaign), name)
+            return (stored_columns or list(columns)), rows
+        return read
 
     def spam_miss_rates(self, campaign) -> dict[int, float]:
         """Per annotator id, the share of spam items missed, where the family has spam items."""

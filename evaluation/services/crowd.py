@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from annotation.models import Assignment, Campaign
+from django.db.models import Count
+
+from annotation.models import Annotator, Assignment, Campaign, Judgment
 
 from ..families import family_of
 from ..models import WorkerResult
@@ -56,4 +58,25 @@ def approval_suggestions(campaign: Campaign) -> list[dict]:
             suggestion, reason = "approve", "below the reliability threshold, but no sign of random clicking"
         rows.append({"worker": w.worker, "hits": w.hits, "judgments": w.judgments, "pairs": w.pairs,
                      "p_value": w.p_value, "reliable": w.reliable, "suggestion": suggestion, "reason": reason})
-    return rows
+    tested = {w.annotator_id for w in WorkerResult.objects.filter(campaign=campaign).only("annotator_id")}
+    rows += _untested_finishers(campaign, tested)
+    return sorted(rows, key=lambda r: r["worker"])
+
+
+def _untested_finishers(campaign: Campaign, tested: set[int]) -> list[dict]:
+    """Workers who finished a HIT but have no quality-control result (a family without a reliability test, such as
+    constituent acceptance or a reading-comprehension stage, or results not computed yet): they are paid too, so
+    the list to pay from names them, approved for their finished HITs."""
+    finished = (Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED)
+                .exclude(annotator_id__in=tested).values("annotator_id")
+                .annotate(hits=Count("id")).values_list("annotator_id", "hits"))
+    hits = dict(finished)
+    if not hits:
+        return []
+    judgments = dict(Judgment.objects.filter(campaign=campaign, annotator_id__in=hits).values("annotator_id")
+                     .annotate(n=Count("id")).values_list("annotator_id", "n"))
+    annotators = Annotator.objects.filter(pk__in=hits).select_related("user")
+    return [{"worker": a.label, "hits": hits[a.pk], "judgments": judgments.get(a.pk, 0), "pairs": 0, "p_value": None,
+             "reliable": None, "suggestion": "approve",
+             "reason": "finished the HIT; no quality-control test covers this worker's judgments"}
+            for a in annotators]

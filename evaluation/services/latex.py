@@ -36,3 +36,23 @@ def booktabs(columns: Sequence[tuple[str, str, str]], rows: Sequence[Mapping], f
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
+
+
+def _fixed(digits: int) -> Callable:
+    return lambda value: "--" if value is None else f"{value:.{digits}f}".replace("-", "−")
+
+
+def _rank_range(value) -> str:
+    if not value:
+        return "--"
+    low, high = value
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def systems_booktabs(rows: Sequence[Mapping], score_heading: str, caption: str, digits: int = 2) -> str:
+    """A family's stored systems rows (the fields every family answers `systems/` with: rank, system, score,
+    rank_range, n, cluster) as a booktabs ranking, clusters split by rules, as DA's and pairwise's tables are."""
+    columns = [("Rank", "rank", "r"), ("Range", "rank_range", "c"), ("System", "system", "l"),
+               (score_heading, "score", "r"), ("N", "n", "r")]
+    return booktabs(columns, rows, {"score": _fixed(digits), "rank_range": _rank_range}, group="cluster",
+                    caption=caption)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import F
+
 from annotation.models import Campaign, Judgment
 
 from ..models import CampaignResults, ResultTable, WorkerResult
@@ -18,6 +20,13 @@ class Freshness:
     new: int
     seconds: float | None = None
     runs: int = 0
+    #: {"status": "ready" | "not_enough_data", "missing": [{"what", "text"}]} (evaluation/analyses.py); None before
+    #: the first run.
+    state: dict | None = None
+
+    @property
+    def not_enough_data(self) -> bool:
+        return bool(self.state) and self.state.get("status") == "not_enough_data"
 
     @property
     def computed(self) -> bool:
@@ -33,19 +42,26 @@ class Freshness:
 
     def as_api(self) -> dict:
         return {"computed_at": self.computed_at, "judgments_covered": self.judgments_covered,
-                "new_judgments": self.new > 0, "stale": self.new > 0}
+                "new_judgments": self.new > 0, "stale": self.new > 0, "data_state": self.state}
 
 
 def freshness(campaign: Campaign, header: CampaignResults | None = None) -> Freshness:
     """The campaign's freshness; pass the header when it is already loaded, to save a query."""
     if header is None:
         header = CampaignResults.objects.filter(campaign=campaign).only(
-            "computed_at", "judgments", "last_judgment_id", "seconds", "runs").first()
+            "computed_at", "judgments", "last_judgment_id", "seconds", "runs").annotate(
+            data_state=F("summary__data_state")).first()
     last = header.last_judgment_id if header else 0
     new = Judgment.objects.filter(campaign=campaign, id__gt=last).count()
     if header is None:
         return Freshness(None, 0, new)
-    return Freshness(header.computed_at, header.judgments, new, header.seconds, header.runs)
+    if hasattr(header, "data_state"):
+        state = header.data_state
+    elif "summary" in header.get_deferred_fields():
+        state = CampaignResults.objects.filter(pk=header.pk).values_list("summary__data_state", flat=True).first()
+    else:
+        state = (header.summary or {}).get("data_state")
+    return Freshness(header.computed_at, header.judgments, new, header.seconds, header.runs, state)
 
 
 def header_of(campaign: Campaign) -> CampaignResults | None:

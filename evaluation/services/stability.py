@@ -266,7 +266,8 @@ def _api_row(row: dict) -> dict:
 def table_rows(campaign: Campaign, params: Mapping[str, str]) -> tuple[list[str], list[dict]]:
     """The CSV download: every stored variant's rows, with columns workers and score first."""
     tables = ResultTable.objects.filter(campaign=campaign, name=TABLE).order_by("variant")
-    rows, columns = [], ["workers", "score"]
+    rows, columns = [], ["workers", "score", "system", "observed_rank", "observed_score", "mean_rank", "rank_low",
+                         "rank_high"]  # the header even before a run is done
     for table in tables:
         workers, _, score = table.variant.partition("-")
         for row in table.rows:

@@ -4,6 +4,7 @@ approximate randomization as an option), clusters and rank ranges, errors by cat
 agreement and Krippendorff's alpha, the workers' perturbation test and a document view of every judge's spans."""
 from __future__ import annotations
 
+from ...services.latex import systems_booktabs
 from ...services.results_read import freshness, stored_rows
 from ...services.stability import table_rows as stability_table
 from .. import register
@@ -70,15 +71,46 @@ class ErrorSpansFamily(Family):
 
         return stability(campaign, params)
 
+    def missing(self, campaign, header):
+        """Beyond the default: how many more counted items each unranked system needs under the preset (WMT24
+        ranks a system from 100 items), e.g. "sys-A: 97 more counted items to be ranked"."""
+        out = super().missing(campaign, header)
+        need = max(int(((header.summary or {}).get("rules") or {}).get("min_items") or 0), 1)
+        short = [r for r in stored_rows(campaign, "systems") if r.get("rank") is None and (r.get("n") or 0) < need]
+        if short:
+            out = [m for m in out if m["what"] != "ranking"]
+            out.append({"what": "items", "needed": need, "text": "; ".join(
+                f"{r['system']}: {need - (r.get('n') or 0)} more counted items to be ranked (the preset ranks a "
+                f"system from {need})" for r in short)})
+        return out
+
     def page_context(self, campaign, header, workers, request):
         return presenter.page_context(campaign, header, workers, request)
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
-                Table("significance", stored("significance")), Table("breakdown", stored("breakdown")),
-                Table("domains", stored("domains")), Table("perturbation", stored("perturbation")),
-                Table("agreement", stored("agreement")), Table("stability", stability_table)]
+        return [Table("workers", self.workers_table), Table("systems", stored("systems", SYSTEMS), systems_latex),
+                Table("significance", stored("significance", SIGNIFICANCE)),
+                Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
+                Table("perturbation", stored("perturbation", PERTURBATION)),
+                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table)]
+
+
+#: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.
+SYSTEMS = ("system", "score", "score_name", "n", "observations", "rank", "rank_range", "cluster", "mean_score",
+           "ranked")
+SIGNIFICANCE = ("system", "opponent", "p_value", "shared_items", "method")
+BREAKDOWN = ("system", "category", "severity", "errors", "per_judgment")
+DOMAINS = ("system", "domain", "score", "score_name")
+PERTURBATION = ("worker", "pairs", "p_value", "reliable", "major_on_perturbed")
+AGREEMENT = ("measure", "value", "n")
+
+
+def systems_latex(campaign, params) -> str:
+    """The ESA or MQM ranking as a booktabs table, clusters split by rules, as DA's and pairwise's are."""
+    rows = stored_rows(campaign, "systems")
+    kind = (rows[0]["score_name"] if rows else "") or "score"
+    return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores")
 
 
 register(ErrorSpansFamily())

@@ -31,7 +31,8 @@ from .storage import rules_of, score_kind
 
 
 class NothingRanked(BadQuery):
-    """No system has enough counted items for the preset to rank it: there is no ranking to resample."""
+    """No system has enough counted items for the preset to rank it (kept for callers that name it; a pilot's
+    stability run now ends with status "empty" instead)."""
 
 
 def stability_data(campaign, workers: str, score: str, last_judgment_id: int) -> core.StabilityData:
@@ -59,10 +60,8 @@ def stability_data(campaign, workers: str, score: str, last_judgment_id: int) ->
     items = np.unique(obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows])
     per_system = np.bincount(items // (int(obs.segment.max(initial=0)) + 1), minlength=n_systems)
     ranked = per_system >= max(rules.min_items, 1)
-    if not ranked.any():
-        among = "by workers who passed the perturbation test" if workers == "reliable" else "in all"
-        raise NothingRanked(f"workers={workers}: no system has the {max(rules.min_items, 1)} counted items {among} "
-                            "the preset needs to rank it: there is no ranking to resample")
+    # A system with fewer counted items than the preset needs is left out; when none is left (a pilot), the data
+    # are empty and the run ends with status "empty" and its reason, as DA's do: too little data is no failure.
     rows = rows[ranked[obs.system[rows]]]
     return core.prepare(obs.annotator[rows], obs.segment[rows], obs.system[rows], value[rows],
                         [name for _, name in systems])

@@ -36,6 +36,14 @@ class PairwiseFamily(Family):
     def page_context(self, campaign, header, workers, request):
         return presenter.page_context(campaign, header, workers)
 
+    def missing(self, campaign, header):
+        """The sign test needs a preference: none yet when every judgment of every condition is a tie or spam."""
+        rows = presenter.pairwise_table(campaign, {})[1]
+        if any((r.get("n") or 0) > 0 for r in rows):
+            return []
+        return [{"what": "preferences", "text": "no judgment prefers one system yet (ties and spam items do not "
+                 "count): the sign test needs at least one preference per condition"}]
+
     def tables(self):
         return [Table("workers", self.workers_table), Table("agreement", presenter.agreement_table),
                 Table("pairwise", presenter.pairwise_table, latex=presenter.pairwise_latex)]

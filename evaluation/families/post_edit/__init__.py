@@ -31,7 +31,7 @@ class PostEditFamily(StagedFamily):
         stored = self.stored_table
         return [Table("workers", self.workers_table), Table("systems", stored("systems")),
                 Table("edits", stored("edits")), Table("curve", stored("curve")),
-                Table("significance", stored("significance"))]
+                Table("significance", stored("significance", ("system", "opponent", "p_value", "shared_items")))]
 
     def admin_summary(self, summary):
         if "edits" in summary:

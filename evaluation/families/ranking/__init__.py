@@ -50,10 +50,13 @@ class RankingFamily(Family):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", presenter.systems_table),
-                Table("head_to_head", stored("head_to_head")), Table("gold", stored("gold")),
-                Table("agreement", stored("agreement")), Table("combined", stored("combined")),
-                Table("spearman", stored("spearman"))]
+        return [Table("workers", self.workers_table),
+                Table("systems", presenter.systems_table, presenter.systems_latex),
+                Table("head_to_head", stored("head_to_head", presenter.HEAD_TO_HEAD_COLUMNS)),
+                Table("gold", stored("gold", presenter.GOLD_COLUMNS)),
+                Table("agreement", stored("agreement", presenter.AGREEMENT_COLUMNS)),
+                Table("combined", stored("combined", presenter.COMBINED_COLUMNS)),
+                Table("spearman", stored("spearman", presenter.SPEARMAN_COLUMNS))]
 
     def gate(self, campaign, annotator):
         """The live reliability gate on the worker's gold screens (gate.py, docs/methods.md §12.1)."""

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from ... import charts
 from ...presenters.formatting import fixed, percent
+from ...services.latex import systems_booktabs as booktabs_systems
 from ...services.results_read import stored_rows, stored_table
 from ..base import BadQuery
 from .analysis import DEFAULT_SCORE, SCORE_NAMES
@@ -27,9 +28,29 @@ def score_param(params: Mapping[str, str]) -> str:
     return name
 
 
+#: The headers of the ranking's stored tables, for their downloads when a pilot has no rows yet (storage.py).
+SYSTEMS_COLUMNS = ("system", "score", "score_name", "n", "rank", "rank_range", "cluster", "low", "high", "wins",
+                   "ties", "losses")
+HEAD_TO_HEAD_COLUMNS = ("system", "opponent", "win_rate", "wins", "losses", "ties")
+GOLD_COLUMNS = ("worker", "gold", "gold_correct", "gold_accuracy", "trusted", "status", "counted",
+                "agreement_with_others", "mean_seconds", "rankings")
+AGREEMENT_COLUMNS = ("pairing", "kind", "comparisons", "agreements", "p_agree", "p_tie", "p_expected_uniform",
+                     "kappa_uniform", "p_expected_ties", "kappa_ties")
+COMBINED_COLUMNS = ("system", "combination", "n")
+SPEARMAN_COLUMNS = ("score_name", "rho", "p_value", "n")
+
+
 def systems_table(campaign, params: Mapping[str, str]):
     name = score_param(params)
-    return stored_table(campaign, "systems", name)
+    columns, rows = stored_table(campaign, "systems", name)
+    return columns or list(SYSTEMS_COLUMNS), rows
+
+
+def systems_latex(campaign, params: Mapping[str, str]) -> str:
+    """One score's ranking (`score=`, default expected wins) as a booktabs table, clusters split by rules."""
+    name = score_param(params)
+    return booktabs_systems(stored_rows(campaign, "systems", name), name.replace("_", " ").capitalize(),
+                            f"{campaign.name}: {SCORE_LABELS[name]}", digits=3)
 
 
 def _chart_rows(rows: list[dict]) -> list[dict]:

@@ -33,7 +33,7 @@ class ReadingComprehensionFamily(StagedFamily):
         stored = self.stored_table
         return [Table("workers", self.workers_table), Table("systems", stored("systems")),
                 Table("questions", stored("questions")), Table("answers", stored("answers")),
-                Table("significance", stored("significance"))]
+                Table("significance", stored("significance", ("system", "opponent", "p_value")))]
 
     def admin_summary(self, summary):
         if "questions" in summary:

@@ -11,7 +11,8 @@ from evaluation.families import BadQuery, family_of
 
 class Command(BaseCommand):
     help = ("Compute and store a campaign's results (its whole study's, when it has one); with --json, print "
-            "its systems/ and workers/ answers and every family table the API offers.")
+            "its systems/ and workers/ answers and every family table the API offers. A pilot with too little data "
+            "exits 0 and says what is missing (data_state); a run that fails exits 1 with a one-line message.")
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -21,10 +22,15 @@ class Command(BaseCommand):
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None:
             raise CommandError(f"no campaign {slug!r}")
-        header = compute_results(campaign)
+        try:
+            header = compute_results(campaign)
+        except Exception as exc:  # a real failure (too little data is a state, not an exception: analyses.py)
+            detail = " ".join(str(exc).split()) or "no message"
+            raise CommandError(f"computing the results of {slug} failed: {type(exc).__name__}: {detail}") from exc
         if not opts["json"]:
             judgments = header.judgments if header else 0
-            self.stdout.write(json.dumps({"campaign": campaign.slug, "judgments": judgments}))
+            state = (header.summary or {}).get("data_state") if header else None
+            self.stdout.write(json.dumps({"campaign": campaign.slug, "judgments": judgments, "data_state": state}))
             return
         family = family_of(campaign)
         params = QueryDict()

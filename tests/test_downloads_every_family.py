@@ -1,0 +1,95 @@
+"""Every download of every family on a pilot (issue 23, defect 4): three workers finish a HIT of a small campaign
+of each protocol (and of each stage after it), the results are computed, and every table the registry offers is
+fetched from the results page: header and rows when the table has rows, a header alone when it has none, never an
+empty file; approvals.csv names every worker who finished a HIT, in every family and stage; ranking and error-span
+results offer their ranking as LaTeX, as DA and pairwise do."""
+import csv
+import io
+
+import pytest
+from django.test import Client
+
+from annotation.models import Assignment
+from evaluation.analyses import compute_results
+from evaluation.families import family_of
+from evaluation.presenters.common import tables_of
+
+from .pilot import pilot, root_protocols
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def browser(researcher):
+    client = Client()
+    client.force_login(researcher)
+    return client
+
+
+def owned(campaigns, researcher):
+    for campaign in campaigns:
+        campaign.owner = researcher
+        campaign.save(update_fields=["owner"])
+    return campaigns
+
+
+def read(response) -> list[list[str]]:
+    assert response.status_code == 200, response.content[:300]
+    return list(csv.reader(io.StringIO(b"".join(getattr(response, "streaming_content", [response.content]))
+                                       .decode("utf-8-sig"))))
+
+
+@pytest.mark.parametrize("protocol", root_protocols())
+def test_every_download_has_a_header_and_the_rows_of_its_table(protocol, researcher, browser):
+    campaigns = owned(pilot(protocol), researcher)
+    assert compute_results(campaigns[0]) is not None
+    for campaign in campaigns:  # the first stage, where the results are, and every later stage
+        for name, table in tables_of(family_of(campaign)).items():
+            _, rows = table.rows(campaign, {})
+            lines = read(browser.get(f"/results/{campaign.slug}/{name}.csv"))
+            where = f"{campaign.protocol} {name}.csv"
+            assert lines and lines[0] and all(lines[0]), f"{where} has no header: {lines[:1]}"
+            assert len(lines) == 1 + len(rows), f"{where}: {len(lines) - 1} rows, the table has {len(rows)}"
+            if table.latex is not None:
+                tex = browser.get(f"/results/{campaign.slug}/{name}.tex")
+                assert tex.status_code == 200 and b"\\toprule" in tex.content and b"\\bottomrule" in tex.content
+    stage_tables = [t for c in campaigns[1:] for n, t in tables_of(family_of(c)).items() if n == "systems"]
+    for table, stage in zip(stage_tables, campaigns[1:], strict=True):
+        assert table.rows(stage, {})[1] == table.rows(campaigns[0], {})[1]  # a stage downloads the task's table
+
+
+@pytest.mark.parametrize("protocol", root_protocols())
+def test_approvals_name_every_worker_who_finished_a_hit(protocol, researcher, browser):
+    campaigns = owned(pilot(protocol), researcher)
+    compute_results(campaigns[0])
+    for campaign in campaigns:
+        finished = set(Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED)
+                       .values_list("annotator__external_id", flat=True))
+        lines = read(browser.get(f"/results/{campaign.slug}/approvals.csv"))
+        header, rows = lines[0], lines[1:]
+        assert header[:2] == ["worker", "hits"]
+        assert finished, f"{campaign.protocol}: the pilot finished no HIT"
+        assert {r[0] for r in rows} == finished, f"{campaign.protocol}: approvals {rows}, finished {finished}"
+        assert all(r[header.index("suggestion")] in ("approve", "reject") for r in rows)
+
+
+@pytest.mark.parametrize("protocol", ["ranking", "esa", "mqm", "contrastive-esa"])
+def test_ranking_and_error_span_results_have_a_latex_ranking(protocol, researcher, browser):
+    root = owned(pilot(protocol), researcher)[0]
+    compute_results(root)
+    assert tables_of(family_of(root))["systems"].latex is not None
+    tex = browser.get(f"/results/{root.slug}/systems.tex").content.decode()
+    systems = [r["system"] for r in family_of(root).systems(root, {})["results"]]
+    assert systems and all(name.replace("_", r"\_") in tex for name in systems)
+    assert tex.count(r"\\") == 1 + len(systems)  # rows end in \\: the heading and one per system
+    page = browser.get(f"/results/{root.slug}/").content.decode()
+    assert f"/results/{root.slug}/systems.tex" in page
+
+
+def test_spearman_and_stability_downloads_are_never_empty(researcher, browser):
+    """No reference ranking (spearman) and no stability run yet: the downloads still carry their header."""
+    for protocol, name in (("ranking", "spearman"), ("esa", "stability"), ("adequacy", "stability")):
+        root = owned(pilot(protocol), researcher)[0]
+        compute_results(root)
+        lines = read(browser.get(f"/results/{root.slug}/{name}.csv"))
+        assert len(lines) >= 1 and "system" in lines[0] or "score_name" in lines[0], (protocol, name, lines)
