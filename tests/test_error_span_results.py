@@ -51,8 +51,8 @@ def judge_hit(client, token, rng, careless=False, recall=0.9):
 def run_crowd(campaign, careful=4, careless=2, seed=1):
     rng = random.Random(seed)
     for w in range(careful + careless):
+        client = Client()  # one browser per worker: a worker id stays with the browser it started in
         for _ in range(campaign.hits.count()):
-            client = Client()
             if client.get(f"/c/{campaign.slug}/start/", {"worker_id": f"worker-{w}"}).status_code != 302:
                 break  # no more work for this worker
             token = start(client, campaign, f"worker-{w}")
@@ -123,8 +123,8 @@ def test_the_results_page_and_api_show_the_error_spans_family(api, researcher):
 def judge_all(campaign, answer, workers=("w1",)):
     """Every worker answers every item of their HITs with answer(item payload, HitItem) -> body."""
     for worker in workers:
+        client = Client()  # one browser per worker: a worker id stays with the browser it started in
         while True:
-            client = Client()
             if client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker}).status_code != 302:
                 break
             token = start(client, campaign, worker)
