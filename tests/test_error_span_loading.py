@@ -67,7 +67,8 @@ def judged_mqm_campaign():
         return True
 
     for worker in ("w1", "w2", "w3"):
-        while (client := Client()).get(f"/c/{campaign.slug}/start/", {"worker_id": worker}).status_code == 302:
+        client = Client()  # one browser per worker: a worker id stays with the browser it started in
+        while client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker}).status_code == 302:
             token = start(client, campaign, worker)
             if worker == "w3":
                 for _ in range(4):

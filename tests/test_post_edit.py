@@ -68,8 +68,9 @@ def post_edit_campaign(**raw):
                            parsed=parsed).campaign
 
 
-def enter(campaign, worker):
-    client = Client()
+def enter(campaign, worker, client=None):
+    """Enter as `worker`, in `client` (a new browser when None): a worker id stays with the browser it started in."""
+    client = client or Client()
     response = client.get(f"/c/{campaign.slug}/start/", {"worker_id": worker})
     if response.status_code != 302:
         return None, None
@@ -84,8 +85,9 @@ def minimal_edit(mt: str, reference: str, rng: random.Random) -> str:
 
 def edit_all(campaign, workers, rng, paste_first=()):
     for worker in workers:
+        browser = Client()
         while True:
-            client, token = enter(campaign, worker)
+            client, token = enter(campaign, worker, browser)
             if client is None:
                 break
             while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
@@ -103,8 +105,9 @@ def edit_all(campaign, workers, rng, paste_first=()):
 
 def verify_all(stage, workers):
     for worker in workers:
+        browser = Client()
         while True:
-            client, token = enter(stage, worker)
+            client, token = enter(stage, worker, browser)
             if client is None:
                 break
             while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
