@@ -89,7 +89,7 @@ def gold_threshold_label(summary: Mapping) -> str:
     accuracy = summary.get("min_gold_accuracy")
     if accuracy is None:
         return ""
-    return f"trusted at or above {accuracy:.0%} with ≥ {summary.get('min_gold', 4)} gold screens"
+    return f"trusted at or above {round(accuracy * 100):g} % with ≥ {summary.get('min_gold', 4)} gold screens"
 
 
 def spearman_chart(campaign, score_name: str):
