@@ -9,8 +9,8 @@ from .progress import line_chart
 from .rankings import heatmap, p_bin, preference_bars, ranking_chart, win_rate_heatmap
 from .spans import stacked_error_bars
 from .svg import GREEN, MUTED, format_p, stars
-from .workers import rate_bars, scatter_chart
+from .workers import GOLD_STATUS_GROUPS, rate_bars, scatter_chart
 
-__all__ = ["GREEN", "MUTED", "change_chart", "curve_chart", "format_p", "heatmap", "line_chart", "p_bin",
-           "preference_bars", "ranking_chart", "rate_bars", "scatter_chart", "stacked_error_bars", "stars",
-           "win_rate_heatmap"]
+__all__ = ["GOLD_STATUS_GROUPS", "GREEN", "MUTED", "change_chart", "curve_chart", "format_p", "heatmap",
+           "line_chart", "p_bin", "preference_bars", "ranking_chart", "rate_bars", "scatter_chart",
+           "stacked_error_bars", "stars", "win_rate_heatmap"]

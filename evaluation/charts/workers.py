@@ -41,14 +41,22 @@ WORKER_GROUPS = {
     "unreliable": ("triangle", VERMILLION, "not reliable"),
 }
 
+#: Ranking gold test (METHODS §8): one group per status of the stored gold row, named as the worker table names it,
+#: so the chart and the table cannot disagree on a worker.
+GOLD_STATUS_GROUPS = {
+    "trusted": ("circle", BLUE, "trusted"),
+    "probation": ("hollow", MUTED, "probation"),
+    "failed": ("triangle", VERMILLION, "failed"),
+}
+
 
 def scatter_chart(points: Sequence[dict], *, title: str, x_label: str, y_label: str, log_y: bool = False,
                   threshold: float | None = None, threshold_label: str = "", zone_label: str = "",
                   y_range: tuple[float, float] | None = None, groups: dict = WORKER_GROUPS,
-                  width: int = 720, height: int = 380) -> SafeString:
-    """One mark per point {x, y, label, group}; `threshold` draws a dashed line with the zone below it
-    shaded (the reliable side). `log_y` plots y on a log10 axis (values at or below the floor are
-    drawn on it, their titles keep the true value). Points without x or y are left out."""
+                  good_side: str = "below", width: int = 720, height: int = 380) -> SafeString:
+    """One mark per point {x, y, label, group}; `threshold` draws a dashed line with the good zone shaded on
+    `good_side` of it ("below" for p-values, "above" for accuracies). `log_y` plots y on a log10 axis (values
+    at or below the floor are drawn on it, their titles keep the true value). Points without x or y are left out."""
     shown = [p for p in points if _finite(p.get("x")) and _finite(p.get("y"))]
     if not shown:
         return _empty(width, height, title, "No worker has both a time and a test result yet")
@@ -75,10 +83,11 @@ def scatter_chart(points: Sequence[dict], *, title: str, x_label: str, y_label: 
         labels = {t: tick_label(t, ticks_y) for t in ticks_y}
         place = y
     if threshold is not None:
-        zone_top = place(threshold)
-        parts.append(format_html('<rect x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity=".07"/>',
-                                 _c(left), _c(zone_top), _c(width - right - left), _c(height - bottom - zone_top),
-                                 GREEN))
+        edge = place(threshold)
+        zone_top, zone_bottom = (top, edge) if good_side == "above" else (edge, height - bottom)
+        parts.append(format_html('<rect class="good-zone" x="{}" y="{}" width="{}" height="{}" fill="{}" '
+                                 'fill-opacity=".07"/>', _c(left), _c(zone_top), _c(width - right - left),
+                                 _c(zone_bottom - zone_top), GREEN))
     for t in ticks_y:
         parts.append(_line(left, place(t), width - right, place(t), GRID))
         parts.append(_text(left - 6, place(t) + 4, labels[t], "end", MUTED))
@@ -92,12 +101,14 @@ def scatter_chart(points: Sequence[dict], *, title: str, x_label: str, y_label: 
                        extra=f' transform="rotate(-90 14 {_c((top + height - bottom) / 2)})"'))
     if threshold is not None:
         ty = place(threshold)
-        parts.append(_line(left, ty, width - right, ty, VERMILLION, 1.5, "6 4"))
+        parts.append(format_html('<g class="threshold">{}</g>', _line(left, ty, width - right, ty, VERMILLION, 1.5,
+                                                                     "6 4")))
         parts.append(_text(width - right - 4, ty - 5, threshold_label, "end", VERMILLION, weight="600"))
+        zone_y = ty - 20 if good_side == "above" else ty + 15
         if zone_label:
-            parts.append(_text(width - right - 4, ty + 15, zone_label, "end", GREEN, weight="600"))
+            parts.append(_text(width - right - 4, zone_y, zone_label, "end", GREEN, weight="600"))
     # Unreliable marks first so the reliable ones stay on top where they crowd near the floor.
-    for point in sorted(shown, key=lambda p: p.get("group") == "reliable"):
+    for point in sorted(shown, key=lambda p: p.get("group") in ("reliable", "trusted")):
         shape, colour, _ = groups.get(point.get("group"), ("square", PURPLE, "other"))
         parts.append(_marker(shape, x(point["x"]), place(point["y"]), colour, point.get("label", "")))
     legend = [(shape, colour, name) for key, (shape, colour, name) in groups.items()

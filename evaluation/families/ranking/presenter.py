@@ -79,8 +79,9 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
             rates[i][j] = row["win_rate"]
             counts[i][j] = (row["wins"], row["losses"], row["ties"])
     gold = stored_rows(campaign, "gold")
-    points = [{"x": g["mean_seconds"], "y": g["gold_accuracy"], "label": g["worker"],
-               "group": "unreliable" if g.get("status") == "failed" else "reliable"} for g in gold]
+    # The chart's groups are the stored status the worker table shows, so the two agree on every worker.
+    points = [{"x": g["mean_seconds"], "y": g["gold_accuracy"], "label": f"{g['worker']}: {g.get('status')}",
+               "group": g.get("status")} for g in gold]
     combined = stored_rows(campaign, "combined")
     return {
         "summary": summary, "scores": scores, "chosen_score": chosen,
@@ -91,7 +92,8 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "gold_scatter": charts.scatter_chart(points, title="Gold accuracy against seconds per screen",
                                              x_label="mean seconds per screen", y_label="gold accuracy",
                                              y_range=(0.0, 1.0), threshold=summary.get("min_gold_accuracy"),
-                                             threshold_label="trusted at or above"),
+                                             threshold_label=gold_threshold_label(summary),
+                                             groups=charts.GOLD_STATUS_GROUPS, good_side="above"),
         "has_gold": bool(summary.get("gold_screens")),
         "agreement": [{**a, **{k: fixed(a[k]) for k in ("p_agree", "p_tie", "p_expected_ties", "kappa_uniform",
                                                           "kappa_ties")}} for a in stored_rows(campaign, "agreement")],
@@ -101,6 +103,14 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "reference_ranking": (campaign.options or {}).get("reference_ranking"),
         "spearman_chart": spearman_chart(campaign, chosen),
     }
+
+
+def gold_threshold_label(summary: Mapping) -> str:
+    """The gold chart's threshold line: the same rule the worker table's status follows (METHODS §8)."""
+    accuracy = summary.get("min_gold_accuracy")
+    if accuracy is None:
+        return ""
+    return f"trusted at or above {round(accuracy * 100):g} % with ≥ {summary.get('min_gold', 4)} gold screens"
 
 
 def spearman_chart(campaign, score_name: str):
