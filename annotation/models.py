@@ -94,6 +94,10 @@ class Campaign(models.Model):
                                                 help_text="Groups whose researchers may see and act on it.")
     require_signed_entry = models.BooleanField(
         default=False, help_text="Crowd entry links must carry an HMAC of the worker id (signature=…).")
+    entry_limits = models.CharField(
+        max_length=8, default="crowd", choices=[("crowd", "crowd"), ("lab", "lab")],
+        help_text="crowd: per-address caps and browser binding at entry; lab: none of them, for many workers "
+                  "behind one network (docs/api.md §8.1).")
     entry_secret = models.CharField(max_length=64, default=new_secret, editable=False,
                                     help_text="The key of the entry links' HMAC.")
     study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="campaigns",

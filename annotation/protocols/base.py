@@ -167,6 +167,11 @@ COMMON_OPTIONS = (
     Option("require_signed_entry", "bool", None, "Crowd entry links must carry signature=<hex HMAC-SHA256 of "
            "'<campaign slug>:<worker id>' keyed with the campaign's entry secret>; a missing or wrong one is refused "
            "(403). Make the links with `manage.py sign_entry_link SLUG WORKER_ID` (docs/api.md §8.1)."),
+    Option("entry_limits", "choice", None, "Crowd entry limits: crowd (per-address rate limit, at most "
+           "CROWD_MAX_OPEN_HITS_PER_IP open HITs per address, a worker id bound to its browser) or lab (none of "
+           "these, for a lab or class whose workers share one network address; docs/api.md §8.1).",
+           choices=(("crowd", "crowd: per-address limits"), ("lab", "lab: no per-address limits")),
+           default_text="crowd"),
     Option("study", "str", None, "The study (a group of campaigns judged by the same crowd) this campaign belongs "
            "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
            "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",

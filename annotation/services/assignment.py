@@ -28,9 +28,11 @@ from .crowd_links import MTURK_PREVIEW as MTURK_PREVIEW
 from .crowd_links import WORKER_ID_PARAMETERS as WORKER_ID_PARAMETERS
 from .crowd_links import WORKER_ID_PATTERN as WORKER_ID_PATTERN
 from .crowd_links import InvalidWorkerId as InvalidWorkerId
+from .crowd_links import active_entry_limits as active_entry_limits
 from .crowd_links import client_ip as client_ip
 from .crowd_links import entry_from_query as entry_from_query
 from .crowd_links import entry_signature as entry_signature
+from .crowd_links import is_lab as is_lab
 from .crowd_links import signature_matches as signature_matches
 from .crowd_links import signed_entry_path as signed_entry_path
 from .crowd_links import worker_from_query as worker_from_query

@@ -71,7 +71,12 @@ def _in_use(request, campaign: Campaign):
                     "this link works in this browser once it has been left unused for "
                     f"{campaign.hit_timeout_minutes} minutes, and your judgments so far are kept (a completion code "
                     "is shown only in the browser where its HIT was finished). Otherwise, please contact the "
-                    "researcher.", 409, again=True)
+                    f"researcher. {LAB_HINT}", 409, again=True)
+
+
+#: What a worker refused by a per-address limit or the browser binding is told the researcher can change.
+LAB_HINT = ("If you are in a lab or class behind one network, ask the researcher to switch this campaign to lab "
+            "limits.")
 
 
 def _open_campaign(slug: str) -> Campaign:
@@ -102,13 +107,13 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                         f"{campaign.required_native_language} only.", 403)
     try:
         assignment = assigning.assign(campaign, annotator, entry, browser=browser, ip=_client_ip(request),
-                                      max_open_per_ip=settings.CROWD_MAX_OPEN_HITS_PER_IP if crowd else None,
+                                      max_open_per_ip=_open_cap(campaign) if crowd else None,
                                       mine=mine)
     except assigning.TooManyOpenHits as exc:
         return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
                         "your network (your internet address), and no more are handed out to one address. Finish "
                         "one of them, or come back once one is finished or has been left idle for "
-                        f"{campaign.hit_timeout_minutes} minutes.", 429, again=True)
+                        f"{campaign.hit_timeout_minutes} minutes. {LAB_HINT}", 429, again=True)
     except assigning.HeldElsewhere:
         return _in_use(request, campaign)
     except assigning.NotTrusted as exc:
@@ -127,6 +132,11 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                              "work for you right now.", done, entry)
         return _message(request, "Thank you", "There is no more work for you in this campaign right now.")
     return redirect("annotation:hit", token=assignment.token)
+
+
+def _open_cap(campaign: Campaign) -> int | None:
+    """Open HITs one address may hold: CROWD_MAX_OPEN_HITS_PER_IP, none for a lab campaign."""
+    return None if assigning.is_lab(campaign) else settings.CROWD_MAX_OPEN_HITS_PER_IP
 
 
 class QualificationForm(forms.Form):
@@ -181,12 +191,17 @@ def _browser_key(request) -> tuple[str, bool]:
 def crowd_start(request, slug: str):
     """`/c/<slug>/start/?worker_id=W` (or PROLIFIC_PID, workerId): to the worker's HIT (docs/api.md §8.1).
 
-    Rate-limited per client address and per campaign; with `require_signed_entry` the link must carry the
-    worker id's signature; the HIT is bound to this browser by a cookie."""
-    wait = _wait_seconds(request, "crowd-entry-ip", _rate_key(_client_ip(request)), settings.CROWD_ENTRY_RATE_PER_IP)
-    if wait:
-        return _too_many(request, "Too many requests have come from your network.", wait)
-    campaign = _open_campaign(slug)
+    Rate-limited per client address (not for a campaign with lab limits) and per campaign; with
+    `require_signed_entry` the link must carry the worker id's signature; the HIT is bound to this browser by a
+    cookie (not with lab limits). An unknown slug counts against the address, as a crowd campaign does."""
+    campaign = Campaign.objects.filter(slug=slug, analysis_only=False).first()
+    if campaign is None or not assigning.is_lab(campaign):
+        wait = _wait_seconds(request, "crowd-entry-ip", _rate_key(_client_ip(request)),
+                             settings.CROWD_ENTRY_RATE_PER_IP)
+        if wait:
+            return _too_many(request, f"Too many requests have come from your network. {LAB_HINT}", wait)
+    if campaign is None:
+        raise Http404
     wait = _wait_seconds(request, "crowd-entry-campaign", str(campaign.pk), settings.CROWD_ENTRY_RATE_PER_CAMPAIGN)
     if wait:
         return _too_many(request, "Many people are starting this campaign right now.", wait)
@@ -204,7 +219,8 @@ def crowd_start(request, slug: str):
                             "worker id. Please open the exact link you were given, unchanged.", 403)
     if worker is None:
         return render(request, "annotation/start.html", {"campaign": campaign})
-    browser, new = _browser_key(request) if settings.CROWD_BIND_BROWSER else (None, False)
+    bind = settings.CROWD_BIND_BROWSER and not assigning.is_lab(campaign)
+    browser, new = _browser_key(request) if bind else (None, False)
     response = _crowd_enter(request, campaign, worker, browser)
     if new and response.status_code != 409:  # a refused browser keeps its key (a parallel first request's)
         response.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_AGE, httponly=True, samesite="Lax",
