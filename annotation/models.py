@@ -82,7 +82,8 @@ class Campaign(models.Model):
         default=False, help_text="Ask crowd workers for their native language and country before their first HIT."
     )
     required_native_language = models.CharField(
-        max_length=64, blank=True, help_text="Only workers who declare this native language (e.g. 'English') may work."
+        max_length=64, blank=True, help_text="Only workers who declare this native language may work: a BCP 47 "
+                                             "code; en accepts en-GB, pt-BR accepts pt-BR only (docs/api.md §8.1)."
     )
     blocked_annotators = models.ManyToManyField("Annotator", blank=True, related_name="blocked_from")
     options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")

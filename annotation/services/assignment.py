@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .. import languages
 from ..models import Annotator, Assignment, Campaign, Hit, StageExposure
 from .crowd_links import BROWSER_KEY_PATTERN as BROWSER_KEY_PATTERN
 from .crowd_links import ENTRY_PARAMETERS as ENTRY_PARAMETERS
@@ -365,6 +366,6 @@ def needs_qualification(campaign: Campaign, annotator: Annotator) -> bool:
 
 
 def qualifies(campaign: Campaign, annotator: Annotator) -> bool:
-    """A declared native language matching the campaign's requirement (when it has one), case-insensitively."""
-    required = campaign.required_native_language.strip().lower()
-    return not required or annotator.native_language.strip().lower() == required
+    """A declared native language matching the campaign's requirement (when it has one) by language: the same
+    primary language, and the requirement's region and script if it names them (annotation/languages.py)."""
+    return languages.matches(campaign.required_native_language, annotator.native_language)

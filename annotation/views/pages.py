@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_ratelimit.core import get_usage
 
+from .. import languages
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
@@ -104,7 +105,7 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
         if annotator.pk is None:  # the declaration that disqualifies a new worker is kept: not asked again
             assigning.store_worker(annotator)
         return _message(request, "Thank you", "This campaign is for native speakers of "
-                        f"{campaign.required_native_language} only.", 403)
+                        f"{languages.name_of(campaign.required_native_language)} only.", 403)
     try:
         assignment = assigning.assign(campaign, annotator, entry, browser=browser, ip=_client_ip(request),
                                       max_open_per_ip=_open_cap(campaign) if crowd else None,
@@ -140,8 +141,20 @@ def _open_cap(campaign: Campaign) -> int | None:
 
 
 class QualificationForm(forms.Form):
-    native_language = forms.CharField(max_length=64, label="Your native language")
+    """The worker's native language as a BCP 47 code, picked from a list of names or typed (docs/api.md §8.1)."""
+
+    native_language = forms.CharField(
+        max_length=64, label="Your native language",
+        help_text="Pick it from the list, or type its code (e.g. en, de, pt-BR).",
+        widget=forms.TextInput(attrs={"list": "languages", "autocomplete": "off", "placeholder": "e.g. en"}))
     country = forms.CharField(max_length=64, label="The country you live in")
+
+    def clean_native_language(self):
+        code = languages.to_code(self.cleaned_data["native_language"])
+        if code is None:
+            raise forms.ValidationError("Pick a language from the list, or type its code: 2 or 3 letters, "
+                                        "optionally a script and a region, e.g. en, de, pt-BR, zh-Hant.")
+        return code
 
 
 def _client_ip(request) -> str | None:
@@ -239,7 +252,8 @@ def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: 
     if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
         form = QualificationForm(request.POST or None)
         if request.method != "POST" or not form.is_valid():
-            return render(request, "annotation/qualification.html", {"campaign": campaign, "form": form})
+            return render(request, "annotation/qualification.html",
+                          {"campaign": campaign, "form": form, "languages": languages.LANGUAGES})
         annotator.native_language = form.cleaned_data["native_language"]
         annotator.country = form.cleaned_data["country"]
         if annotator.pk is not None:
