@@ -46,6 +46,7 @@ from .services.campaign_import import (
     import_campaign,
     reliability_capacity,
 )
+from .services.crowd_links import active_entry_limits, entry_limits_text
 from .services.progress import EMPTY, campaign_counts
 from .services.stages import build_stages, stage_progress
 
@@ -253,6 +254,7 @@ class CampaignAdmin(OwnedAdmin):
             "status_help": STATUS_HELP.get(campaign.status, ""),
             "stages": stage_progress(campaign),
             "curated": campaign.protocol_spec.curated,
+            "entry_limits": entry_limits_text(active_entry_limits(campaign)),
         }
 
     # Import -----------------------------------------------------------------------------------------

@@ -82,7 +82,8 @@ class Campaign(models.Model):
         default=False, help_text="Ask crowd workers for their native language and country before their first HIT."
     )
     required_native_language = models.CharField(
-        max_length=64, blank=True, help_text="Only workers who declare this native language (e.g. 'English') may work."
+        max_length=64, blank=True, help_text="Only workers who declare this native language may work: a BCP 47 "
+                                             "code; en accepts en-GB, pt-BR accepts pt-BR only (docs/api.md §8.1)."
     )
     blocked_annotators = models.ManyToManyField("Annotator", blank=True, related_name="blocked_from")
     options = models.JSONField(default=dict, blank=True, help_text="Protocol-specific settings.")
@@ -94,6 +95,10 @@ class Campaign(models.Model):
                                                 help_text="Groups whose researchers may see and act on it.")
     require_signed_entry = models.BooleanField(
         default=False, help_text="Crowd entry links must carry an HMAC of the worker id (signature=…).")
+    entry_limits = models.CharField(
+        max_length=8, default="crowd", choices=[("crowd", "crowd"), ("lab", "lab")],
+        help_text="crowd: per-address caps and browser binding at entry; lab: none of them, for many workers "
+                  "behind one network (docs/api.md §8.1).")
     entry_secret = models.CharField(max_length=64, default=new_secret, editable=False,
                                     help_text="The key of the entry links' HMAC.")
     study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="campaigns",

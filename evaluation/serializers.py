@@ -18,6 +18,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     crowd_link = serializers.SerializerMethodField()
     stage_input = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     stages = serializers.SerializerMethodField()
+    active_entry_limits = serializers.SerializerMethodField()
 
     class Meta:
         model = Campaign
@@ -25,7 +26,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "slug", "name", "protocol", "status", "analysis_only", "source_language", "target_language",
             "statement", "redundancy", "seed", "hit_size", "qc_test", "qc_threshold", "hit_timeout_minutes",
             "payment_per_hit", "options", "study", "created_at", "counts", "results_computed_at", "crowd_link",
-            "stage_name", "stage_input", "stages",
+            "stage_name", "stage_input", "stages", "entry_limits", "active_entry_limits",
         ]
         read_only_fields = fields
 
@@ -46,6 +47,12 @@ class CampaignSerializer(serializers.ModelSerializer):
         from annotation.services.stages import stage_progress
 
         return stage_progress(campaign)
+
+    def get_active_entry_limits(self, campaign) -> dict:
+        """The crowd entry limits in force (docs/api.md §8.1): `entry_limits` with the deployment's settings."""
+        from annotation.services.crowd_links import active_entry_limits
+
+        return active_entry_limits(campaign)
 
     def get_crowd_link(self, campaign) -> str | None:
         if campaign.analysis_only:

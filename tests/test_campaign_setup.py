@@ -109,7 +109,7 @@ def test_qualification_is_asked_once_and_stored(client, make_campaign):
     response = client.post(url, {"native_language": "english", "country": "UK"})
     assert response.status_code == 302 and response["Location"].startswith("/hit/")
     worker = Annotator.objects.get(external_id="q1")
-    assert (worker.native_language, worker.country) == ("english", "UK")
+    assert (worker.native_language, worker.country) == ("en", "UK")  # the name is stored as its code
     assert client.get(url).status_code == 302  # not asked again
     client.post(f"/c/{campaign.slug}/start/?worker_id=q2", {"native_language": "German", "country": "AT"})
     refused = client.get(f"/c/{campaign.slug}/start/?worker_id=q2")

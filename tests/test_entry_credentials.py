@@ -123,7 +123,7 @@ def test_a_stranger_cannot_answer_a_known_workers_qualification_form(protected, 
     token_of(victim.post(url, {"native_language": "German", "country": "Austria"}))
     refused = Client().post(url, {"native_language": "Klingon", "country": "Qo'noS"})
     assert refused.status_code == 409
-    assert Annotator.objects.get(external_id="VIC-9").native_language == "German"
+    assert Annotator.objects.get(external_id="VIC-9").native_language == "de"  # stored as its code
 
 
 @pytest.mark.django_db(transaction=True)
@@ -176,11 +176,11 @@ def test_a_qualified_newcomer_is_stored_with_their_answers_when_a_hit_is_handed_
     url = f"/c/{campaign.slug}/start/?worker_id=newcomer"
     token_of(Client().post(url, {"native_language": "german", "country": "Austria"}))
     annotator = Annotator.objects.get(external_id="newcomer")
-    assert (annotator.native_language, annotator.country, annotator.source) == ("german", "Austria", "crowd")
+    assert (annotator.native_language, annotator.country, annotator.source) == ("de", "Austria", "crowd")
     # A declaration that disqualifies is kept, so that the worker is not asked again (and cannot answer again).
     other = f"/c/{campaign.slug}/start/?worker_id=other"
     assert Client().post(other, {"native_language": "French", "country": "France"}).status_code == 403
-    assert Annotator.objects.get(external_id="other").native_language == "French"
+    assert Annotator.objects.get(external_id="other").native_language == "fr"
     assert Client().post(other, {"native_language": "German", "country": "Austria"}).status_code == 403
     assert not Assignment.objects.filter(annotator__external_id="other").exists()
 

@@ -165,6 +165,13 @@ def test_the_same_file_and_choices_make_the_same_campaign_everywhere(three, prot
         assert str(where[option.key or name]) == value
 
 
+def test_entry_limits_lab_is_stored_alike_by_the_three_front_ends(three):
+    """The campaign-level option of issue 23, defect 7: its non-default value, through the form, API and CLI."""
+    made = three("adequacy", protocol_lines("adequacy"), {"entry_limits": "lab"}, tag="-lab")
+    assert {front: campaign.entry_limits for front, campaign in made.items()} == dict.fromkeys(made, "lab")
+    assert stored(made["admin"]) == stored(made["api"]) == stored(made["cli"])
+
+
 def test_esa_and_appraise_get_their_own_conventions_from_the_admin_form(three):
     """The issue's cases: ESA left at its defaults, adequacy with the preset appraise."""
     esa = three("esa", protocol_lines("esa"), {})["admin"]

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
+from .. import languages
 from . import options as opts
 from .options import Option, ParsedOptions
 
@@ -135,7 +136,12 @@ def check_common(values: dict) -> list[tuple[str, str]]:
     """Problems with the common options' values, as (field name, reason)."""
     template = values.get("completion_url")
     problem = completion_url_problem(template) if template else None
-    return [("completion_url", problem)] if problem else []
+    problems = [("completion_url", problem)] if problem else []
+    language = values.get("required_native_language")
+    if language and languages.to_code(language) is None:
+        problems.append(("required_native_language", "must be a language code (BCP 47: 2-3 letters, optionally "
+                         "a 4-letter script and a region, e.g. en, pt-BR, zh-Hant) or a common English name"))
+    return problems
 
 
 #: The import options every protocol takes; each protocol adds its own (`own_options`).
@@ -162,11 +168,18 @@ COMMON_OPTIONS = (
            max_length=500),
     Option("require_qualification", "bool", False, "Ask crowd workers for their native language and country "
            "before their first HIT."),
-    Option("required_native_language", "str", "", "Only workers who declare this native language (e.g. English) "
-           "may work.", max_length=64),
+    Option("required_native_language", "str", "", "Only workers whose declared native language matches this "
+           "BCP 47 code may work: en accepts en, en-GB, en-US …; pt-BR accepts pt-BR only. A common English name "
+           "(English, British English …) is stored as its code (docs/api.md §8.1).", max_length=64,
+           store=lambda text: (languages.to_code(text) or text) if text else text),
     Option("require_signed_entry", "bool", None, "Crowd entry links must carry signature=<hex HMAC-SHA256 of "
            "'<campaign slug>:<worker id>' keyed with the campaign's entry secret>; a missing or wrong one is refused "
            "(403). Make the links with `manage.py sign_entry_link SLUG WORKER_ID` (docs/api.md §8.1)."),
+    Option("entry_limits", "choice", None, "Crowd entry limits: crowd (per-address rate limit, at most "
+           "CROWD_MAX_OPEN_HITS_PER_IP open HITs per address, a worker id bound to its browser) or lab (none of "
+           "these, for a lab or class whose workers share one network address; docs/api.md §8.1).",
+           choices=(("crowd", "crowd: per-address limits"), ("lab", "lab: no per-address limits")),
+           default_text="crowd"),
     Option("study", "str", None, "The study (a group of campaigns judged by the same crowd) this campaign belongs "
            "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
            "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",

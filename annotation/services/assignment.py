@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .. import languages
 from ..models import Annotator, Assignment, Campaign, Hit, StageExposure
 from .crowd_links import BROWSER_KEY_PATTERN as BROWSER_KEY_PATTERN
 from .crowd_links import ENTRY_PARAMETERS as ENTRY_PARAMETERS
@@ -28,9 +29,11 @@ from .crowd_links import MTURK_PREVIEW as MTURK_PREVIEW
 from .crowd_links import WORKER_ID_PARAMETERS as WORKER_ID_PARAMETERS
 from .crowd_links import WORKER_ID_PATTERN as WORKER_ID_PATTERN
 from .crowd_links import InvalidWorkerId as InvalidWorkerId
+from .crowd_links import active_entry_limits as active_entry_limits
 from .crowd_links import client_ip as client_ip
 from .crowd_links import entry_from_query as entry_from_query
 from .crowd_links import entry_signature as entry_signature
+from .crowd_links import is_lab as is_lab
 from .crowd_links import signature_matches as signature_matches
 from .crowd_links import signed_entry_path as signed_entry_path
 from .crowd_links import worker_from_query as worker_from_query
@@ -363,6 +366,6 @@ def needs_qualification(campaign: Campaign, annotator: Annotator) -> bool:
 
 
 def qualifies(campaign: Campaign, annotator: Annotator) -> bool:
-    """A declared native language matching the campaign's requirement (when it has one), case-insensitively."""
-    required = campaign.required_native_language.strip().lower()
-    return not required or annotator.native_language.strip().lower() == required
+    """A declared native language matching the campaign's requirement (when it has one) by language: the same
+    primary language, and the requirement's region and script if it names them (annotation/languages.py)."""
+    return languages.matches(campaign.required_native_language, annotator.native_language)

@@ -8,6 +8,8 @@ import ipaddress
 import re
 from urllib.parse import urlencode
 
+from django.conf import settings
+
 from ..models import MTURK_SUBMIT_TO, Campaign
 
 WORKER_ID_PATTERN = re.compile(r"^[\w.@:+\-]{1,255}$")
@@ -19,6 +21,44 @@ ENTRY_PARAMETERS = (("assignmentId", "assignment_id"), ("hitId", "hit_id"), ("ST
                     ("SESSION_ID", "session_id"))
 #: What MTurk puts in place of the assignment id while a worker only previews the HIT.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
+
+#: A campaign's `entry_limits`: "crowd" (every limit below) or "lab" (no per-address limit, no browser binding).
+ENTRY_LIMITS = ("crowd", "lab")
+
+
+def is_lab(campaign: Campaign) -> bool:
+    return campaign.entry_limits == "lab"
+
+
+def active_entry_limits(campaign: Campaign) -> dict:
+    """The crowd entry limits in force for this campaign (docs/api.md §8.1), as the admin page and the API show
+    them: a lab campaign has no per-address limit and no browser binding, since its workers share one network
+    address and may change machines; the per-campaign rate limit stays (it protects the server, not the HITs)."""
+    lab = is_lab(campaign)
+    return {
+        "mode": "lab" if lab else "crowd",
+        "entry_rate_per_address": None if lab else settings.CROWD_ENTRY_RATE_PER_IP,
+        "max_open_hits_per_address": None if lab else settings.CROWD_MAX_OPEN_HITS_PER_IP,
+        "browser_binding": settings.CROWD_BIND_BROWSER and not lab,
+        "entry_rate_per_campaign": settings.CROWD_ENTRY_RATE_PER_CAMPAIGN,
+    }
+
+
+def entry_limits_text(limits: dict) -> list[str]:
+    """The active limits in words, one line each (the admin campaign page)."""
+    def rate(value):
+        return f"at most {value} (entries per second /s, minute /m, hour /h, day /d)" if value else "no limit"
+    return [
+        f"Mode: {limits['mode']}" + (" (for a lab or class behind one network address)" if limits["mode"] == "lab"
+                                     else " (switch to lab for a lab or class behind one network address)"),
+        f"Entry rate per network address: {rate(limits['entry_rate_per_address'])}",
+        "Open HITs per network address: " + (f"at most {limits['max_open_hits_per_address']}"
+                                              if limits["max_open_hits_per_address"] else "no limit"),
+        "Worker id bound to its browser: " + ("yes (another browser gets 409 until the HIT's idle timeout)"
+                                             if limits["browser_binding"] else "no (any browser may go on)"),
+        f"Entry rate for the whole campaign: {rate(limits['entry_rate_per_campaign'])}",
+    ]
 
 
 class InvalidWorkerId(ValueError):

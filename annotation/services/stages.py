@@ -46,7 +46,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
             target_language=campaign.target_language, redundancy=spec.redundancy, hit_size=spec.hit_size,
             seed=campaign.seed, payment_per_hit=spec.payment_per_hit, options=spec.options, owner=campaign.owner,
             study=campaign.study, completion_url=campaign.completion_url,
-            require_signed_entry=campaign.require_signed_entry, hit_timeout_minutes=campaign.hit_timeout_minutes,
+            require_signed_entry=campaign.require_signed_entry, entry_limits=campaign.entry_limits,
+            hit_timeout_minutes=campaign.hit_timeout_minutes,
             require_qualification=campaign.require_qualification, instructions=spec.instructions or
             campaign.instructions, required_native_language=campaign.required_native_language))
     return list(created.values())

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_ratelimit.core import get_usage
 
+from .. import languages
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
@@ -71,7 +72,12 @@ def _in_use(request, campaign: Campaign):
                     "this link works in this browser once it has been left unused for "
                     f"{campaign.hit_timeout_minutes} minutes, and your judgments so far are kept (a completion code "
                     "is shown only in the browser where its HIT was finished). Otherwise, please contact the "
-                    "researcher.", 409, again=True)
+                    f"researcher. {LAB_HINT}", 409, again=True)
+
+
+#: What a worker refused by a per-address limit or the browser binding is told the researcher can change.
+LAB_HINT = ("If you are in a lab or class behind one network, ask the researcher to switch this campaign to lab "
+            "limits.")
 
 
 def _open_campaign(slug: str) -> Campaign:
@@ -99,16 +105,16 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
         if annotator.pk is None:  # the declaration that disqualifies a new worker is kept: not asked again
             assigning.store_worker(annotator)
         return _message(request, "Thank you", "This campaign is for native speakers of "
-                        f"{campaign.required_native_language} only.", 403)
+                        f"{languages.name_of(campaign.required_native_language)} only.", 403)
     try:
         assignment = assigning.assign(campaign, annotator, entry, browser=browser, ip=_client_ip(request),
-                                      max_open_per_ip=settings.CROWD_MAX_OPEN_HITS_PER_IP if crowd else None,
+                                      max_open_per_ip=_open_cap(campaign) if crowd else None,
                                       mine=mine)
     except assigning.TooManyOpenHits as exc:
         return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
                         "your network (your internet address), and no more are handed out to one address. Finish "
                         "one of them, or come back once one is finished or has been left idle for "
-                        f"{campaign.hit_timeout_minutes} minutes.", 429, again=True)
+                        f"{campaign.hit_timeout_minutes} minutes. {LAB_HINT}", 429, again=True)
     except assigning.HeldElsewhere:
         return _in_use(request, campaign)
     except assigning.NotTrusted as exc:
@@ -129,9 +135,26 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
     return redirect("annotation:hit", token=assignment.token)
 
 
+def _open_cap(campaign: Campaign) -> int | None:
+    """Open HITs one address may hold: CROWD_MAX_OPEN_HITS_PER_IP, none for a lab campaign."""
+    return None if assigning.is_lab(campaign) else settings.CROWD_MAX_OPEN_HITS_PER_IP
+
+
 class QualificationForm(forms.Form):
-    native_language = forms.CharField(max_length=64, label="Your native language")
+    """The worker's native language as a BCP 47 code, picked from a list of names or typed (docs/api.md §8.1)."""
+
+    native_language = forms.CharField(
+        max_length=64, label="Your native language",
+        help_text="Pick it from the list, or type its code (e.g. en, de, pt-BR).",
+        widget=forms.TextInput(attrs={"list": "languages", "autocomplete": "off", "placeholder": "e.g. en"}))
     country = forms.CharField(max_length=64, label="The country you live in")
+
+    def clean_native_language(self):
+        code = languages.to_code(self.cleaned_data["native_language"])
+        if code is None:
+            raise forms.ValidationError("Pick a language from the list, or type its code: 2 or 3 letters, "
+                                        "optionally a script and a region, e.g. en, de, pt-BR, zh-Hant.")
+        return code
 
 
 def _client_ip(request) -> str | None:
@@ -181,12 +204,17 @@ def _browser_key(request) -> tuple[str, bool]:
 def crowd_start(request, slug: str):
     """`/c/<slug>/start/?worker_id=W` (or PROLIFIC_PID, workerId): to the worker's HIT (docs/api.md §8.1).
 
-    Rate-limited per client address and per campaign; with `require_signed_entry` the link must carry the
-    worker id's signature; the HIT is bound to this browser by a cookie."""
-    wait = _wait_seconds(request, "crowd-entry-ip", _rate_key(_client_ip(request)), settings.CROWD_ENTRY_RATE_PER_IP)
-    if wait:
-        return _too_many(request, "Too many requests have come from your network.", wait)
-    campaign = _open_campaign(slug)
+    Rate-limited per client address (not for a campaign with lab limits) and per campaign; with
+    `require_signed_entry` the link must carry the worker id's signature; the HIT is bound to this browser by a
+    cookie (not with lab limits). An unknown slug counts against the address, as a crowd campaign does."""
+    campaign = Campaign.objects.filter(slug=slug, analysis_only=False).first()
+    if campaign is None or not assigning.is_lab(campaign):
+        wait = _wait_seconds(request, "crowd-entry-ip", _rate_key(_client_ip(request)),
+                             settings.CROWD_ENTRY_RATE_PER_IP)
+        if wait:
+            return _too_many(request, f"Too many requests have come from your network. {LAB_HINT}", wait)
+    if campaign is None:
+        raise Http404
     wait = _wait_seconds(request, "crowd-entry-campaign", str(campaign.pk), settings.CROWD_ENTRY_RATE_PER_CAMPAIGN)
     if wait:
         return _too_many(request, "Many people are starting this campaign right now.", wait)
@@ -204,7 +232,8 @@ def crowd_start(request, slug: str):
                             "worker id. Please open the exact link you were given, unchanged.", 403)
     if worker is None:
         return render(request, "annotation/start.html", {"campaign": campaign})
-    browser, new = _browser_key(request) if settings.CROWD_BIND_BROWSER else (None, False)
+    bind = settings.CROWD_BIND_BROWSER and not assigning.is_lab(campaign)
+    browser, new = _browser_key(request) if bind else (None, False)
     response = _crowd_enter(request, campaign, worker, browser)
     if new and response.status_code != 409:  # a refused browser keeps its key (a parallel first request's)
         response.set_cookie(BROWSER_COOKIE, browser, max_age=BROWSER_COOKIE_AGE, httponly=True, samesite="Lax",
@@ -223,7 +252,8 @@ def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: 
     if campaign.accepts_annotators and assigning.needs_qualification(campaign, annotator):
         form = QualificationForm(request.POST or None)
         if request.method != "POST" or not form.is_valid():
-            return render(request, "annotation/qualification.html", {"campaign": campaign, "form": form})
+            return render(request, "annotation/qualification.html",
+                          {"campaign": campaign, "form": form, "languages": languages.LANGUAGES})
         annotator.native_language = form.cleaned_data["native_language"]
         annotator.country = form.cleaned_data["country"]
         if annotator.pk is not None:
