@@ -22,13 +22,10 @@ VERBS = [("wurde am Montag wieder eröffnet", "reopened on Monday", "was opened 
          ("liegt direkt am Fluss", "lies right by the river", "is located next to the river"),
          ("ist abends geschlossen", "is closed in the evening", "closes in the evenings")]
 SYSTEMS = ["online-A", "neural-B", "rule-C", "phrase-D"]
-#: Which systems each protocol's file has (the rest have the first three): Direct Assessment four, so that the
-#: file fills a HIT of the default size (70 outputs).
-SYSTEM_COUNT = {"pairwise-adequacy": 2, "pairwise-fluency": 2, "ranking": 4, "ranking-constituent": 4,
-                "constituent-acceptance": 4, "fluency": 4, "adequacy": 4, "source-adequacy": 4}
-PROTOCOLS = ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa", "pairwise-adequacy",
-             "pairwise-fluency", "ranking", "ranking-constituent", "constituent-acceptance", "post-edit",
-             "reference-translation", "reading-comprehension"]
+#: Per protocol: its file's number of systems and whether its lines mark constituent phrases (samples.json, which
+#: load_demo reads for the import options too).
+SAMPLES = json.loads((HERE / "samples.json").read_text(encoding="utf-8"))["samples"]
+PROTOCOLS = list(SAMPLES)
 
 
 def _segment(doc: int, seg: int) -> dict:
@@ -56,7 +53,7 @@ def _span(text: str, phrase: str) -> list[int]:
 
 
 def lines(protocol: str) -> list[dict]:
-    systems = SYSTEMS[:SYSTEM_COUNT.get(protocol, 3)]
+    systems = SYSTEMS[:SAMPLES[protocol]["systems"]]
     rows = []
     for doc, (doc_id, domain) in enumerate(DOCUMENTS):
         for seg in range(SEGMENTS_PER_DOCUMENT):
@@ -65,7 +62,7 @@ def lines(protocol: str) -> list[dict]:
             row = {"doc_id": doc_id, "seg_id": seg + 1, "domain": domain, "source": source,
                    "reference": texts["reference"], "gold": texts["gold"],
                    "systems": {name: texts["outputs"][name][0] for name in systems}}
-            if protocol in ("ranking-constituent", "constituent-acceptance"):
+            if SAMPLES[protocol]["constituent"]:
                 row["constituent"] = {"source": _span(source, source_phrase), "systems": {
                     name: _span(*texts["outputs"][name]) for name in systems}}
             rows.append(row)

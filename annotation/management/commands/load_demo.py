@@ -7,6 +7,7 @@ loaded before this was so keeps its HITs and gets the redundancy that makes the 
 `--demo NAME` (or `--protocol NAME`) loads instead the sample campaign of one protocol, from
 annotation/demo/NAME.jsonl (`make run DEMO=ranking`); every protocol that can be imported has one.
 """
+import json
 import math
 from pathlib import Path
 
@@ -31,19 +32,11 @@ DEMO_SPAN_SEGMENTS = 12
 DEMO_WORKERS = 25
 #: Items per demo HIT (the smallest DA HIT: 14 outputs, with their quality controls).
 DEMO_HIT_SIZE = 20
-#: The import options of each protocol's sample campaign (annotation/demo/<protocol>.jsonl): short HITs, and
-#: what the protocol cannot do without (pairwise: its two systems; ranking: gold units on).
-_DA = {"hit_size": DEMO_HIT_SIZE}
-_SPANS = {"segments_per_hit": 10, "min_items": 1}
-SAMPLE_OPTIONS = {
-    "fluency": _DA, "adequacy": _DA, "source-adequacy": _DA,
-    "esa": _SPANS, "mqm": _SPANS, "contrastive-esa": _SPANS,
-    "pairwise-adequacy": {"systems": "online-A,neural-B", "docs_per_hit": 2},
-    "pairwise-fluency": {"systems": "online-A,neural-B", "docs_per_hit": 2},
-    "ranking": {"gold": "best", "screen_size": 4, "screens_per_hit": 5},
-    "ranking-constituent": {"screen_size": 4, "screens_per_hit": 5},
-    "constituent-acceptance": {"screen_size": 4, "screens_per_hit": 5},
-}
+#: The import options of each protocol's sample campaign (annotation/demo/<protocol>.jsonl), from the samples'
+#: manifest annotation/demo/samples.json: short HITs, and what the protocol cannot do without (pairwise: its two
+#: systems; ranking: gold units on).
+SAMPLE_OPTIONS = {name: sample["options"] for name, sample in
+                  json.loads((DEMO_DIR / "samples.json").read_text(encoding="utf-8"))["samples"].items()}
 
 
 def sample_file(name: str) -> Path:
