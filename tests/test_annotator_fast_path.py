@@ -48,3 +48,15 @@ def test_a_path_under_the_prefix_that_is_not_the_view_behaves_as_before(client, 
     assert client.get("/api/hit/nope/").status_code == 404  # the view's own 404, as JSON
     assert client.get("/api/hit/nope/").json() == {"error": "unknown HIT"}
 
+
+
+def test_without_the_short_path_the_api_still_sends_no_csp(campaign, settings):
+    """The view is csp_exempt too: a deployment whose MIDDLEWARE lacks the short path sends no CSP on JSON."""
+    from django.test import Client
+
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if not m.endswith("AnnotatorFastPath")]
+    client = Client()
+    token = start(client, campaign, "w2")
+    response = client.get(f"/api/hit/{token}/")
+    assert response.status_code == 200 and hasattr(response.wsgi_request, "session")  # the full stack ran
+    assert "Content-Security-Policy" not in response.headers
