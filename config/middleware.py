@@ -43,6 +43,7 @@ class RejectUnstorableText:
 
 PREFIX = "/api/hit/"
 VIEW_NAME = "hit-api"
+RESOLVED_KEPT = 10_000
 
 
 def _call_view(request):
@@ -69,17 +70,31 @@ class AnnotatorFastPath:
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self._resolved: dict = {}
         view = convert_exception_to_response(_call_view)
         self.short = convert_exception_to_response(
             RejectUnstorableText(convert_exception_to_response(XFrameOptionsMiddleware(view))))
 
     def __call__(self, request):
         if request.path_info.startswith(PREFIX):
-            try:
-                match = resolve(request.path_info)
-            except Resolver404:
-                match = None
-            if match is not None and match.url_name == VIEW_NAME:
+            match = self._resolve(request.path_info)
+            if match is not None:
                 request.resolver_match = match
                 return self.short(request)
         return self.get_response(request)
+
+    def _resolve(self, path: str):
+        """The view's match for `path`, None for any other view. Each HIT's path is asked for once per item,
+        so the last RESOLVED_KEPT are remembered (URL patterns do not change while a process runs)."""
+        match = self._resolved.get(path)
+        if match is None:
+            try:
+                match = resolve(path)
+            except Resolver404:
+                return None
+            if match.url_name != VIEW_NAME:
+                return None
+            if len(self._resolved) >= RESOLVED_KEPT:
+                self._resolved.clear()
+            self._resolved[path] = match
+        return match

@@ -20,6 +20,9 @@ def test_the_annotator_api_skips_what_it_does_not_use(client, campaign):
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["X-Content-Type-Options"] == "nosniff"  # SecurityMiddleware still runs
     assert int(response.headers["Content-Length"]) == len(response.content)
+    # never_cache's headers, as Django's decorator writes them
+    assert response.headers["Cache-Control"] == "max-age=0, no-cache, no-store, must-revalidate, private"
+    assert response.headers["Expires"].endswith(" GMT")
     answer = post_answer(client, token, {"item": response.json()["item"]["id"], "score": 50})
     assert answer.status_code == 201 and not hasattr(answer.wsgi_request, "session")
 
