@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.request_limits.LimitRequestBody",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.AnnotatorFastPath",  # /api/hit/: only what the annotator API needs (see its docstring)
     "csp.middleware.CSPMiddleware",
     "config.middleware.RejectUnstorableText",
     "whitenoise.middleware.WhiteNoiseMiddleware",

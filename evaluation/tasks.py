@@ -251,15 +251,16 @@ def claim_queued_run(campaign_id: int, starts_at: float) -> bool:
 _covered_until: dict[int, float] = {}
 
 
-def _clock_margin(delay: float) -> float:
-    """How far the web processes' clocks may differ from the workers' (which start runs at their ETA)."""
-    return max(delay / 2, 2.0)
+#: How far the web processes' clocks may differ from the workers' (which start runs at their ETA). Half the
+#: debounce delay used to be assumed (5 s of the default 10): judgments then paid a cache round trip for half of
+#: every window. NTP keeps clocks within milliseconds; a second is plenty and leaves 9 s of 10 without one.
+CLOCK_MARGIN_SECONDS = 1.0
 
 
 def schedule_recompute(campaign_id: int) -> bool:
     """Queue one debounced recompute unless one is already queued; True if this call queued it.
 
-    Assumes the clocks of web processes and workers agree within `_clock_margin` (NTP does far better).
+    Assumes the clocks of web processes and workers agree within `CLOCK_MARGIN_SECONDS` (NTP does far better).
     """
     now = time.time()
     if now < _covered_until.get(campaign_id, 0.0):
@@ -276,7 +277,7 @@ def schedule_recompute(campaign_id: int) -> bool:
             raise
         starts_at = now + delay
     if isinstance(starts_at, float):
-        _covered_until[campaign_id] = starts_at - _clock_margin(delay)
+        _covered_until[campaign_id] = starts_at - CLOCK_MARGIN_SECONDS
     return queued
 
 

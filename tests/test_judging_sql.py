@@ -99,3 +99,30 @@ def test_statements_survive_a_new_connection_and_a_server_that_forgot_them(make_
             cursor.execute("DEALLOCATE ALL")
     assert judging_sql.read(token).assignment.position == 2
     assert _answer(client, token, 1)["position"] == 4
+
+
+def test_read_builds_instances_as_from_db_would(make_campaign):
+    """read() sets a row's attributes directly (no Model.__init__) only while nothing hooks into building a model;
+    its instances are saved state like the ORM's, and a post_init receiver still sees every one built."""
+    from django.db.models.signals import post_init
+
+    from annotation.models import Campaign
+
+    client, token = _worker_at(make_campaign, "builder", 1)
+    snapshot = judging_sql.read(token)
+    campaign = snapshot.assignment.campaign
+    assert (campaign._state.adding, campaign._state.db) == (False, "default")
+    campaign.refresh_from_db()
+    assert campaign.pk == snapshot.assignment.campaign_id and snapshot.assignment.hit.campaign is campaign
+    built = []
+
+    def seen(sender, instance, **kwargs):
+        built.append(instance)
+
+    post_init.connect(seen, sender=Campaign)
+    judging_sql._CAMPAIGN._is_plain = None  # asked again, as a process that connects it at start-up would
+    try:
+        assert judging_sql.read(token).assignment.campaign in built
+    finally:
+        post_init.disconnect(seen, sender=Campaign)
+        judging_sql._CAMPAIGN._is_plain = None

@@ -68,6 +68,23 @@ def test_until_a_queued_run_can_start_judgments_skip_the_cache(judged, settings)
     cache.delete(key)
 
 
+def test_a_queued_run_covers_all_but_the_last_second_of_its_wait(judged, settings):
+    """The web processes' clocks are assumed within CLOCK_MARGIN_SECONDS of the workers' (not half the delay), so
+    a run due in 4 s still covers the judgments of the next 3 s without a cache round trip."""
+    from django.core.cache import cache
+
+    from evaluation import tasks
+
+    settings.RESULTS_DEBOUNCE_SECONDS = 10
+    key = _queued_key(judged.pk)
+    tasks._covered_until.clear()
+    cache.set(key, time.time() + 4)  # queued by another process 6 s ago
+    assert tasks.schedule_recompute(judged.pk) is False
+    cache.delete(key)  # the flag's run cannot start for 4 s more, and will read these judgments
+    assert [tasks.schedule_recompute(judged.pk) for _ in range(20)] == [False] * 20
+    assert cache.get(key) is None
+
+
 @pytest.mark.django_db(transaction=True)  # the deferred run reads from another thread
 def test_in_process_a_run_that_finds_another_in_flight_runs_later(judged, settings):
     from django.core.cache import cache
