@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment
+from annotation.protocols import get_protocol
 from evaluation.analyses import compute_results
 from evaluation.families import family_of
 from evaluation.presenters.common import tables_of
@@ -93,3 +94,18 @@ def test_spearman_and_stability_downloads_are_never_empty(researcher, browser):
         compute_results(root)
         lines = read(browser.get(f"/results/{root.slug}/{name}.csv"))
         assert len(lines) >= 1 and "system" in lines[0] or "score_name" in lines[0], (protocol, name, lines)
+
+
+STAGED = ("post-edit", "reading-comprehension", "reference-translation")
+
+
+@pytest.mark.parametrize("protocol", [p for p in root_protocols() if get_protocol(p).family in STAGED])
+def test_every_download_has_a_header_when_its_table_is_empty(protocol, researcher, browser):
+    """Nobody has worked yet (no stored results, no rows): every download still starts with its header line, as a
+    reading-comprehension, reference-translation or post-edit table did not (2 bytes, "\\r\\n")."""
+    campaigns = owned(pilot(protocol, workers=()), researcher)
+    compute_results(campaigns[0])
+    for campaign in campaigns:
+        for name in tables_of(family_of(campaign)):
+            lines = read(browser.get(f"/results/{campaign.slug}/{name}.csv"))
+            assert lines and lines[0] and all(lines[0]), f"{campaign.protocol} {name}.csv has no header: {lines[:1]}"

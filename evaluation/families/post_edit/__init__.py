@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import register
 from ..base import Table
 from ..staged import StagedFamily
-from . import presenter
+from . import presenter, storage
 from .storage import compute_post_edit
 
 
@@ -29,9 +29,9 @@ class PostEditFamily(StagedFamily):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
-                Table("edits", stored("edits")), Table("curve", stored("curve")),
-                Table("significance", stored("significance", ("system", "opponent", "p_value", "shared_items")))]
+        return [Table("workers", self.workers_table), Table("systems", stored("systems", storage.SYSTEMS)),
+                Table("edits", stored("edits", storage.EDITS)), Table("curve", stored("curve", storage.CURVE)),
+                Table("significance", stored("significance", storage.SIGNIFICANCE))]
 
     def admin_summary(self, summary):
         if "edits" in summary:

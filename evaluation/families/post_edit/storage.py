@@ -22,6 +22,14 @@ from ...stats import hter
 CURVE_REPEATS = 50
 
 
+#: The headers of the stored tables, for their downloads while a table has no rows yet (`Family.stored_table`).
+SYSTEMS = ("system", "score", "score_name", "n", "rank", "rank_range", "cluster", "edits", "reference_words",
+           "ter_against_references")
+EDITS = ("system", "doc_id", "seg_id", "editor", "mt", "edit", "votes_yes", "votes", "passed", "ter", "chosen")
+CURVE = ("editors", "system", "hter")
+SIGNIFICANCE = ("system", "opponent", "p_value", "shared_items")
+
+
 def compute_post_edit(campaign: Campaign) -> CampaignResults | None:
     campaign = root_of(campaign)
     started = time.perf_counter()
@@ -117,4 +125,4 @@ def compute_post_edit(campaign: Campaign) -> CampaignResults | None:
                                  for j in range(len(names)) if i != j and significance.n[i, j]]})
 
 
-__all__ = ["compute_post_edit", "root_of"]
+__all__ = ["CURVE", "EDITS", "SIGNIFICANCE", "SYSTEMS", "compute_post_edit", "root_of"]

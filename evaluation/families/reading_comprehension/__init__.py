@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import register
 from ..base import Table
 from ..staged import StagedFamily
-from . import presenter
+from . import presenter, storage
 from .storage import compute_reading_comprehension
 
 
@@ -31,9 +31,10 @@ class ReadingComprehensionFamily(StagedFamily):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
-                Table("questions", stored("questions")), Table("answers", stored("answers")),
-                Table("significance", stored("significance", ("system", "opponent", "p_value")))]
+        return [Table("workers", self.workers_table), Table("systems", stored("systems", storage.SYSTEMS)),
+                Table("questions", stored("questions", storage.QUESTIONS)),
+                Table("answers", stored("answers", storage.ANSWERS)),
+                Table("significance", stored("significance", storage.SIGNIFICANCE))]
 
     def admin_summary(self, summary):
         if "questions" in summary:

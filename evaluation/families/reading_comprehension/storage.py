@@ -38,6 +38,16 @@ def _completed(campaign: Campaign | None):
                                    assignment__status=Assignment.Status.COMPLETED)
 
 
+#: The headers of the stored tables, for their downloads while a table has no rows yet (`Family.stored_table`).
+SYSTEMS = ("system", "score", "score_name", "n", "correct", "low", "high", "interval", "rank", "rank_range", "cluster",
+           "is_control")
+QUESTIONS = ("question_id", "doc_id", "question", "sample_answer", "flags", "author", "votes", "good", "share_good",
+             "redundant", "redundant_with", "kept", "overridden", "answers", "difficulty", "human_correct")
+ANSWERS = ("system", "question_id", "question", "sample_answer", "answer", "answerer", "grades_correct", "grades",
+           "graded", "correct")
+SIGNIFICANCE = ("system", "opponent", "p_value")
+
+
 def question_rows(root: Campaign, vote: Campaign | None) -> list[dict]:
     """Every question written, with its votes and whether it is kept (`kept_questions`' selection)."""
     docs = dict(HitItem.objects.filter(hit__campaign=root).values_list("pk", "segment__document__doc_id"))
@@ -119,4 +129,5 @@ def compute_reading_comprehension(campaign: Campaign) -> CampaignResults | None:
         tables={"systems": systems, "questions": questions, "answers": answer_rows, "significance": significance})
 
 
-__all__ = ["HUMAN", "compute_reading_comprehension", "root_of", "stages_of"]
+__all__ = ["ANSWERS", "HUMAN", "QUESTIONS", "SIGNIFICANCE", "SYSTEMS", "compute_reading_comprehension", "root_of",
+           "stages_of"]

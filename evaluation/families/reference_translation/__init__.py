@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import register
 from ..base import Table
 from ..staged import StagedFamily
-from . import presenter
+from . import presenter, storage
 from .storage import compute_reference_translation
 
 
@@ -43,9 +43,11 @@ class ReferenceTranslationFamily(StagedFamily):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems")),
-                Table("translators", stored("systems")), Table("accepted", stored("accepted")),
-                Table("translations", stored("translations")), Table("mt", stored("mt"))]
+        return [Table("workers", self.workers_table), Table("systems", stored("systems", storage.SYSTEMS)),
+                Table("translators", stored("systems", storage.SYSTEMS)),
+                Table("accepted", stored("accepted", storage.ACCEPTED)),
+                Table("translations", stored("translations", storage.TRANSLATIONS)),
+                Table("mt", stored("mt", storage.MT))]
 
     def admin_summary(self, summary):
         if "translators" in summary:

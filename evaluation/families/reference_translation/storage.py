@@ -21,6 +21,16 @@ from ...stats import crowd_translation as ct
 DEFAULT_THRESHOLD = 0.3
 
 
+#: The headers of the stored tables, for their downloads while a table has no rows yet (`Family.stored_table`).
+SYSTEMS = ("system", "score", "score_name", "n", "rank", "rank_range", "cluster", "sentences", "bleu_vs_professional",
+           "professional_sentences", "judged_sentences", "flagged_share", "excluded", "pasted_share", "mt_copy_share",
+           "native_language", "target_language_years", "country")
+TRANSLATIONS = ("doc_id", "seg_id", "translator", "translation", "pasted", "mt_copy", "votes_machine", "votes",
+                "flagged", "excluded")
+ACCEPTED = ("doc_id", "seg_id", "translator", "translation")
+MT = ("system", "votes_machine", "votes", "share_marked")
+
+
 def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
     campaign = root_of(campaign)
     started = time.perf_counter()
@@ -122,4 +132,4 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
         tables={"systems": systems, "translations": translation_rows, "accepted": accepted_rows, "mt": mt_rows})
 
 
-__all__ = ["compute_reference_translation", "root_of"]
+__all__ = ["ACCEPTED", "MT", "SYSTEMS", "TRANSLATIONS", "compute_reference_translation", "root_of"]
