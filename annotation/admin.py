@@ -88,26 +88,42 @@ def capacity_of(campaign: Campaign) -> ReliabilityCapacity | None:
                                 in_study=campaign.study_id is not None)
 
 
-#: The statistical conventions the preview states (stored at import, defaults resolved): label, where, key.
-CONVENTIONS = (("preset", "options", "statistics_preset"), ("test", "campaign", "qc_test"),
-               ("α", "campaign", "qc_threshold"), ("rule", "options", "threshold_rule"),
-               ("scope", "options", "reliability_scope"))
+#: The statistical conventions the preview states, by option name: label. Each is shown when the campaign's protocol
+#: declares that option (`option_fields`), so every family states the conventions that apply to it, from the one
+#: declaration of options (stored at import, defaults resolved).
+CONVENTIONS = (("statistics_preset", "preset"), ("qc_test", "test"), ("qc_threshold", "α"),
+               ("threshold_rule", "rule"), ("reliability_scope", "scope"), ("cluster_rule", "clusters"),
+               ("significance_test", "significance"), ("min_items", "min items"), ("min_gold", "min gold"),
+               ("min_gold_accuracy", "gold accuracy"), ("max_spam_miss_rate", "max spam missed"),
+               ("vote_threshold", "vote threshold"), ("flag_threshold", "flag threshold"), ("gate", "gate"))
 RULE_TEXT = {"lt": "reliable when p < α", "le": "reliable when p ≤ α"}
+
+
+def option_value(campaign: Campaign, option):
+    """The value an option stored at import: a Campaign field or a (possibly nested) key of `options`."""
+    key = option.key or option.name
+    if option.target == "campaign":
+        return getattr(campaign, key, None)
+    value = campaign.options or {}
+    for part in (key,) if isinstance(key, str) else key:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def conventions_shown(campaign: Campaign) -> list[tuple[str, str]]:
     """The campaign's statistical conventions as the preview shows them before Publish: (label, value) for each
-    that its protocol takes."""
-    taken = {option.name for option in campaign.protocol_spec.option_fields()}
-    options = campaign.options or {}
+    that its protocol takes (none: the preview says the protocol has no reliability test or clusters)."""
+    taken = {option.name: option for option in campaign.protocol_spec.option_fields()}
     shown = []
-    for label, where, key in CONVENTIONS:
-        if key not in taken:
+    for name, label in CONVENTIONS:
+        value = option_value(campaign, taken[name]) if name in taken else None
+        if value is None:
             continue
-        value = options.get(key) if where == "options" else getattr(campaign, key)
-        if value is not None:
-            shown.append((label, RULE_TEXT.get(value, value) if key == "threshold_rule" else f"{value:g}"
-                          if isinstance(value, float) else str(value)))
+        if name == "threshold_rule":
+            value = RULE_TEXT.get(value, value)
+        elif isinstance(value, bool):
+            value = "on" if value else "off"
+        shown.append((label, f"{value:g}" if isinstance(value, float) else str(value)))
     return shown
 
 

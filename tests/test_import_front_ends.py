@@ -208,3 +208,19 @@ def test_the_preview_shows_the_conventions_before_publish(admin_client):
     page = admin_client.get(f"/admin/annotation/campaign/{esa.pk}/preview/").content.decode()
     assert 'data-convention="preset">wmt24-esa<' in page and 'data-convention="test">wilcoxon<' in page
     assert 'data-convention="scope">campaign<' in page
+
+
+def test_the_preview_shows_every_convention_of_a_ranking_and_a_pairwise_campaign(admin_client):
+    """Ranking and pairwise previews stated α alone or nothing: each now states every convention its protocol
+    declares (gold screening for ranking, the spam-miss bound for pairwise), with the stored value."""
+    ranking = via_admin(admin_client, "ranking", protocol_lines("ranking"), "preview ranking", {})
+    page = admin_client.get(f"/admin/annotation/campaign/{ranking.pk}/preview/").content.decode()
+    options = ranking.options or {}
+    for label, value in (("α", f"{ranking.qc_threshold:g}"), ("min gold", str(options["min_gold"])),
+                         ("gold accuracy", f"{options['min_gold_accuracy']:g}")):
+        assert f'data-convention="{label}">{value}</strong>' in page, (label, value)
+    pairwise = via_admin(admin_client, "pairwise-adequacy", protocol_lines("pairwise-adequacy"), "preview pairwise",
+                         {"systems": ",".join(SYSTEMS[:2])})
+    page = admin_client.get(f"/admin/annotation/campaign/{pairwise.pk}/preview/").content.decode()
+    bound = (pairwise.options or {}).get("max_spam_miss_rate")
+    assert bound is not None and f'data-convention="max spam missed">{bound:g}</strong>' in page
