@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .svg import AXIS, BLUE, GRID, MUTED, Scale, _c, _empty, _join, _line, _marker, _svg, _text, nice_ticks
+from .svg import AXIS, BLUE, FONT, GRID, MUTED, Scale, _c, _empty, _join, _line, _marker, _svg, _text, nice_ticks
 
 _TIME_STEPS = [timedelta(hours=h) for h in (1, 2, 3, 6, 12)] + [timedelta(days=d) for d in (1, 2, 7, 14, 30, 91)]
 
@@ -28,6 +28,11 @@ def time_ticks(first: datetime, last: datetime, count: int = 5) -> list[datetime
         ticks.append(moment)
         moment += step
     return ticks
+
+
+def label_width(text: str) -> float:
+    """A generous estimate of a label's width in pixels (digits and colons are about 0.6 em wide)."""
+    return 0.6 * FONT * len(text)
 
 
 def line_chart(times: Sequence[str], values: Sequence[float], *, title: str, y_label: str, colour: str = BLUE,
@@ -52,7 +57,9 @@ def line_chart(times: Sequence[str], values: Sequence[float], *, title: str, y_l
     for moment in time_ticks(first, last, 4):
         parts.append(_line(x(moment.timestamp()), height - bottom, x(moment.timestamp()), height - bottom + 4))
         label = moment.strftime("%d %b") if daily or moment.hour == 0 else moment.strftime("%H:%M")
-        parts.append(_text(x(moment.timestamp()), height - bottom + 17, label, "middle", MUTED))
+        at = x(moment.timestamp())  # a label centred on a tick at the right edge would clip: end it there
+        anchor = "end" if at + label_width(label) / 2 > width else "middle"
+        parts.append(_text(at, height - bottom + 17, label, anchor, MUTED))
     parts.append(_line(left, height - bottom, width - right, height - bottom, AXIS))
     parts.append(_text((left + width - right) / 2, height - 6, f"time (UTC, per {bucket})", "middle", MUTED))
     points = " ".join(f"{_c(x(m.timestamp()))},{_c(y(v))}" for m, v in zip(moments, values, strict=True))
