@@ -262,13 +262,15 @@ def collect(results, procs: list[mp.Process], timeout: float) -> Stats:
     return total
 
 
-def run_capacity(port: int, slug: str, prefix: str, args) -> tuple[Stats, float]:
+def run_closed_loop(target, annotators: int, port: int, slug: str, prefix: str, args) -> tuple[Stats, float]:
+    """`annotators` simulated annotators, each running `target` back to back in the client processes, for
+    `--capacity-duration`; their stats with the server's CPU over the measured window."""
     ctx = mp.get_context("fork")
     results = ctx.Queue()
     cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.capacity_duration}
     t_start = time.monotonic() + 1.0
-    procs = [ctx.Process(target=capacity_process, args=(p, idx, cfg, t_start, results), daemon=True)
-             for p, idx in enumerate(split(args.annotators, args.client_procs))]
+    procs = [ctx.Process(target=target, args=(p, idx, cfg, t_start, results), daemon=True)
+             for p, idx in enumerate(split(annotators, args.client_procs))]
     CHILDREN.extend(procs)
     for p in procs:
         p.start()
@@ -278,3 +280,7 @@ def run_capacity(port: int, slug: str, prefix: str, args) -> tuple[Stats, float]
     stats.window = time.monotonic() - t_start
     stats.cpu = cpu_share(before, cpu_times(args.db_name, port), stats.window, stats.cpu_seconds)
     return stats, t_start
+
+
+def run_capacity(port: int, slug: str, prefix: str, args) -> tuple[Stats, float]:
+    return run_closed_loop(capacity_process, args.annotators, port, slug, prefix, args)

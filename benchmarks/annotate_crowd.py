@@ -5,24 +5,20 @@ address, docs/api.md "Annotators"), load the HIT page and its state, then judge 
 followed by a new entry. Entry = start redirect + HIT page + first state GET, timed as one."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
 import threading
 import time
 
 from annotate_client import (
-    CHILDREN,
     Annotator,
     Client,
     Stats,
     call,
     child_signals,
-    collect,
     finish_thread_stats,
     process_cpu,
-    split,
+    run_closed_loop,
 )
-from annotate_machine import cpu_share, cpu_times
 
 
 def source_address(index: int) -> str:
@@ -84,18 +80,4 @@ def crowd_process(proc: int, indices: list[int], cfg: dict, t_start: float, resu
 
 
 def run_crowd(port: int, slug: str, prefix: str, args) -> tuple[Stats, float]:
-    ctx = mp.get_context("fork")
-    results = ctx.Queue()
-    cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.capacity_duration}
-    t_start = time.monotonic() + 1.0
-    procs = [ctx.Process(target=crowd_process, args=(p, idx, cfg, t_start, results), daemon=True)
-             for p, idx in enumerate(split(args.crowd_annotators, args.client_procs))]
-    CHILDREN.extend(procs)
-    for p in procs:
-        p.start()
-    time.sleep(max(0.0, t_start - time.monotonic()))
-    before = cpu_times(args.db_name, port)
-    stats = collect(results, procs, timeout=args.capacity_duration + 120)
-    stats.window = time.monotonic() - t_start
-    stats.cpu = cpu_share(before, cpu_times(args.db_name, port), stats.window, stats.cpu_seconds)
-    return stats, t_start
+    return run_closed_loop(crowd_process, args.crowd_annotators, port, slug, prefix, args)
