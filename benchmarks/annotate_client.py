@@ -232,6 +232,12 @@ def capacity_process(proc: int, indices: list[int], cfg: dict, t_start: float, r
                 if not annotator.answer(client, stats, rng, time.monotonic()):
                     break
 
+    run_threads(run, indices, per_thread, results)
+
+
+def run_threads(run, indices, per_thread, results) -> None:
+    """Run `run(index)` in one thread per annotator index, then put this process's stats (with its CPU) on
+    `results`."""
     cpu_at_start = process_cpu()
     threads = [threading.Thread(target=run, args=(i,)) for i in indices]
     for t in threads:

@@ -6,7 +6,6 @@ followed by a new entry. Entry = start redirect + HIT page + first state GET, ti
 from __future__ import annotations
 
 import random
-import threading
 import time
 
 from annotate_client import (
@@ -15,9 +14,8 @@ from annotate_client import (
     Stats,
     call,
     child_signals,
-    finish_thread_stats,
-    process_cpu,
     run_closed_loop,
+    run_threads,
 )
 
 
@@ -70,13 +68,7 @@ def crowd_process(proc: int, indices: list[int], cfg: dict, t_start: float, resu
                 if not annotator.answer(client, stats, rng, time.monotonic()):
                     break
 
-    cpu_at_start = process_cpu()
-    threads = [threading.Thread(target=run, args=(i,)) for i in indices]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    results.put(finish_thread_stats(per_thread, cpu_at_start))
+    run_threads(run, indices, per_thread, results)
 
 
 def run_crowd(port: int, slug: str, prefix: str, args) -> tuple[Stats, float]:
