@@ -41,6 +41,7 @@ from config.celery import GuardedTask
 
 from .analyses import compute_results
 from .models import CampaignResults
+from .services.storing import covering_request
 
 log = logging.getLogger(__name__)
 
@@ -139,10 +140,11 @@ def compute_campaign_results(self, campaign_id: int) -> dict:
         campaign = Campaign.objects.filter(pk=campaign_id).first()
         if campaign is None:
             return {"campaign": campaign_id, "status": "gone"}
-        # The request this run covers: read before the judgments and options are, cleared once the results are stored
-        # unless a newer request came meanwhile (its own run clears that one).
+        # The request this run covers: read before the judgments and options are, cleared with the results' store (in
+        # its transaction) unless a newer request came meanwhile (its own run clears that one).
         requested = CampaignResults.objects.filter(campaign=campaign).values_list("requested_at", flat=True).first()
-        results = compute_results(campaign)
+        with covering_request(requested):
+            results = compute_results(campaign)
         if requested is not None:
             CampaignResults.objects.filter(campaign=campaign, requested_at=requested).update(requested_at=None)
         if results is None:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from django.db import models, transaction
@@ -10,6 +12,21 @@ from django.utils import timezone
 from annotation.models import Campaign
 
 from ..models import CampaignResults, ResultTable
+
+#: The compute request (`CampaignResults.requested_at`) the run in progress covers: the store that ends the run
+#: clears it in its own transaction, so no reader sees the new run's results still marked as asked for.
+_covered_request: ContextVar = ContextVar("covered_request", default=None)
+
+
+@contextmanager
+def covering_request(requested_at):
+    """Within this block, storing results also clears the compute request noted at `requested_at` (unless a newer
+    request replaced it meanwhile: that one waits for its own run)."""
+    token = _covered_request.set(requested_at)
+    try:
+        yield
+    finally:
+        _covered_request.reset(token)
 
 
 def jsonable(value):
@@ -59,4 +76,8 @@ def replace_results(campaign: Campaign, rows: dict[type[models.Model], list[mode
         runs = CampaignResults.objects.filter(campaign=campaign).values_list("runs", flat=True).first() or 0
         result, _ = CampaignResults.objects.update_or_create(campaign=campaign, defaults={
             "runs": runs + 1, "computed_at": timezone.now(), **header})
+        covered = _covered_request.get()
+        if covered is not None and result.requested_at == covered:
+            CampaignResults.objects.filter(pk=result.pk, requested_at=covered).update(requested_at=None)
+            result.requested_at = None
     return result
