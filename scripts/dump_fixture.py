@@ -70,7 +70,7 @@ ROOTS = {
     "constituent-acceptance": (4, {"screen_size": 4, "screens_per_hit": 6, "redundancy": 2}),
     "esa": (3, {"segments_per_hit": 8, "perturbation_rate": "0.25", "min_items": 1, "redundancy": 2}),
     "mqm": (3, {"segments_per_hit": 8, "perturbation_rate": "0.25", "min_items": 1, "redundancy": 2}),
-    "contrastive-esa": (3, {"segments_per_hit": 8, "perturbation_rate": "0.25", "min_items": 1,
+    "contrastive-esa": (3, {"segments_per_hit": 8, "perturbation_rate": "0.25", "min_items": 1, "redundancy": 2,
                             "statistics_preset": "wmt25-esa"}),
     "post-edit": (3, {"screens_per_hit": 2, "redundancy": 2, "verifiers": 2, "verify_items_per_hit": 4,
                       "exclude_own_work": "true"}),

@@ -92,19 +92,28 @@ def scratch() -> str:
 class Dump:
     """The clients, what this run saw that is volatile, and the files written."""
 
-    def __init__(self, outdir: Path, api, browser):
-        self.outdir, self.api, self.browser = outdir, api, browser
+    def __init__(self, outdir: Path, api, browser, hits: int):
+        self.outdir, self.api, self.browser, self.hits = outdir, api, browser, hits
         self.volatile: dict[str, str] = {}
+        self.keys = 0
         self.files: dict[str, str] = {}  # written at the end, once every volatile value is known
         self.index: list[tuple[str, ...]] = []
 
     def forget(self, value: str | None, label: str) -> None:
         if value:
-            self.volatile[value] = f"<{label}>"
+            self.volatile.setdefault(value, f"<{label}>")
+
+    def learn(self, state: dict) -> None:
+        """The random keys of the candidates an item shows, numbered in the order first seen."""
+        for candidate in (state.get("item") or {}).get("candidates") or ():
+            if candidate["key"] not in self.volatile:
+                self.keys += 1
+                self.forget(candidate["key"], f"key-{self.keys}")
 
     def normalise(self, text: str) -> str:
-        for value in sorted(self.volatile, key=len, reverse=True):
-            text = text.replace(value, self.volatile[value])
+        """Each volatile value this run saw (a whole word: letters, digits, - and _), then UUIDs, CSRF form tokens
+        and measured durations."""
+        text = re.sub(r"[A-Za-z0-9_-]+", lambda m: self.volatile.get(m.group(0), m.group(0)), text)
         text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", text)
         text = re.sub(r'(name="csrfmiddlewaretoken" value=")[^"]*', r"\1<csrf>", text)
         text = re.sub(r"(took )[0-9.]+( s\))", r"\1<seconds>\2", text)
@@ -143,13 +152,13 @@ class Dump:
 
 
 def work(dump: Dump, slug: str, oracle, group: str, workers=fixture.WORKERS) -> None:
-    """Each simulated worker takes up to HITS_PER_WORKER HITs of the campaign and answers every item."""
+    """Each simulated worker takes up to `dump.hits` HITs of the campaign and answers every item."""
     from django.test import Client
 
     first = True
     for worker, noise in workers:
         client = Client()
-        for h in range(fixture.HITS_PER_WORKER):
+        for h in range(dump.hits):
             CLOCK.advance(1)
             entry = client.get(f"/c/{slug}/start/", {"worker_id": worker})
             if entry.status_code != 302:
@@ -166,6 +175,7 @@ def work(dump: Dump, slug: str, oracle, group: str, workers=fixture.WORKERS) -> 
                 break
             rng = random.Random(f"{slug}:{worker}:{h}")
             while not state.get("done"):
+                dump.learn(state)
                 CLOCK.advance(rng.randint(4, 40))  # the worker's think time: the item's seconds
                 body = {"item": state["item"]["id"], **fixture.answer(state["item"], oracle, rng, noise, worker)}
                 response = client.post(f"/api/hit/{token}/", json.dumps(body), content_type="application/json")
@@ -257,6 +267,11 @@ def main(argv=None) -> int:
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--protocols", default=",".join(fixture.ROOTS),
                         help="root protocols to dump, comma-separated (their stages follow); default: all")
+    parser.add_argument("--hits", type=int, default=fixture.HITS_PER_WORKER,
+                        help=f"HITs each worker takes at most, per stage (default {fixture.HITS_PER_WORKER})")
+    parser.add_argument("--no-migrations", action="store_true",
+                        help="make the schema from the models instead of running the migrations (faster; the "
+                             "migrations hold no data for an empty database)")
     args = parser.parse_args(argv)
     protocols = [p for p in args.protocols.split(",") if p]
     unknown = sorted(set(protocols) - set(fixture.ROOTS))
@@ -279,15 +294,16 @@ def main(argv=None) -> int:
         test_settings["NAME"] = f"{connection.settings_dict['NAME']}_dump_{os.getpid()}"
     else:
         test_settings["NAME"] = f"{scratch()}/mteval-dump-test-{os.getpid()}.sqlite3"
+    test_settings["MIGRATE"] = not args.no_migrations
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        run(args.outdir, protocols)
+        run(args.outdir, protocols, args.hits)
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
     return 0
 
 
-def run(outdir: Path, protocols: list[str]) -> None:
+def run(outdir: Path, protocols: list[str], hits: int) -> None:
     import io
 
     from django.core.management import call_command
@@ -304,7 +320,7 @@ def run(outdir: Path, protocols: list[str]) -> None:
     api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     browser = Client()
     assert browser.login(username="researcher", password=PASSWORD)
-    dump = Dump(outdir, api, browser)
+    dump = Dump(outdir, api, browser, hits)
     dump.forget(key, "api-token")
     for value in browser.cookies.values():
         dump.forget(value.value, "cookie")

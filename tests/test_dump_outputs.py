@@ -10,10 +10,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def dump(outdir: Path) -> dict[str, bytes]:
-    """Run the dump of two protocols (on its own SQLite database) into `outdir`; every file by relative path."""
+    """Run the dump of two protocols (on its own SQLite database, one HIT per worker) into `outdir`; every file by
+    relative path. A process per run, so that anything that changes between processes (hash seeds) shows."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "dump_outputs.py"), str(outdir),
-                           "--protocols", "fluency,pairwise-fluency"],
+                           "--protocols", "fluency,pairwise-fluency", "--hits", "1", "--no-migrations"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
