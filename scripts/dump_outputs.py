@@ -55,16 +55,23 @@ PASSWORD = "dump-outputs-pw"
 
 
 class Clock:
-    """The virtual wall clock: `now()` moves only when the script says."""
+    """The virtual wall clock: `now()` moves only when the script says, except that each row stamped by a field's
+    auto_now(_add) gets one microsecond more than the row before it, so that rows made in one request are ordered
+    by time as they were made (on PostgreSQL rows tied on the ordering column come back in any order)."""
 
     def __init__(self):
         self.at = datetime.datetime(2026, 3, 2, 8, 0, tzinfo=datetime.UTC)
+        self.ticks = 0
 
     def now(self):
+        if sys._getframe(1).f_code.co_name == "pre_save":  # DateTimeField/DateField's auto_now, auto_now_add
+            self.ticks += 1
+            return self.at + datetime.timedelta(microseconds=self.ticks)
         return self.at
 
     def advance(self, seconds: float):
         self.at += datetime.timedelta(seconds=seconds)
+        self.ticks = 0
 
 
 CLOCK = Clock()
@@ -87,6 +94,18 @@ def configure() -> None:
 def scratch() -> str:
     """Where a SQLite database goes: memory-backed /dev/shm where there is one (no fsync to wait for)."""
     return "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+
+
+#: A flat JSON object (also doubled-quoted, inside a CSV cell) keyed by candidate keys only: its order comes from the
+#: random keys (PostgreSQL's jsonb sorts keys), so it is written in the order the keys were first seen.
+_KEYED_ENTRY = r'(?:""|")<key-\d+>(?:""|"): ?[^,{}\[\]]*'
+KEYED_OBJECT = re.compile(rf"\{{({_KEYED_ENTRY}(?:, ?{_KEYED_ENTRY})*)\}}")
+
+
+def in_key_order(match) -> str:
+    entries = re.split(r",\s?(?=\"+<key-)", match.group(1))
+    separator = ", " if ", " in match.group(1) else ","
+    return "{" + separator.join(sorted(entries, key=lambda e: int(re.search(r"<key-(\d+)>", e).group(1)))) + "}"
 
 
 class Dump:
@@ -115,6 +134,8 @@ class Dump:
         and measured durations."""
         text = re.sub(r"[A-Za-z0-9_-]+", lambda m: self.volatile.get(m.group(0), m.group(0)), text)
         text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", text)
+        text = re.sub(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d{1,6}", r"\1", text)  # the clock's microsecond ticks
+        text = KEYED_OBJECT.sub(in_key_order, text)
         text = re.sub(r'(name="csrfmiddlewaretoken" value=")[^"]*', r"\1<csrf>", text)
         text = re.sub(r"(took )[0-9.]+( s\))", r"\1<seconds>\2", text)
         text = re.sub(r'("finished_at": ?"[^"]*", ?"seconds": ?)[-0-9.eE+]+', r'\1"<seconds>"', text)
