@@ -1,7 +1,7 @@
 """Dump every output of a fixture campaign of every protocol, one file per request, so that two versions of the code
 can be compared byte for byte (issue 24: a reshaping with no change of behaviour):
 
-    python scripts/dump_outputs.py OUTDIR [--protocols fluency,ranking,...]
+    python scripts/dump_outputs.py OUTDIR [--protocols fluency,ranking,...] [--hits N] [--no-migrations]
     diff -r dump-before dump-after
 
 It makes its own fresh database (Django's test-database creation: a new SQLite file, or with DATABASE_URL a new
@@ -20,12 +20,16 @@ finished HIT) of one HIT of each protocol. `_index.tsv` lists every request with
 Content-Disposition or Location.
 
 Determinism: the wall clock is replaced by a virtual one (`django.utils.timezone.now`, from 2026-03-02 08:00 UTC,
-moved on by the script: one second per request, and each worker's think time before an answer), so created_at,
-computed_at, the measured seconds per item and the progress tables are the same in every run. What is still random
-or measured is normalised (and only that): HIT tokens, completion codes, the API token and cookie values (replaced
-by the values this run saw), CSRF form tokens, UUIDs (task and job ids), and the durations a computation measures
-(`seconds` and `finished_at` of a results or stability run, the page's "took … s"). Two runs on the same code are
-byte-identical.
+moved on by the script: one second per request, and each worker's think time before an answer; rows stamped by
+auto_now in one request a microsecond apart, to keep their order), so created_at, computed_at, finished_at, the
+measured seconds per item and the progress tables are the same in every run. What is still random or measured is
+normalised, and only that: HIT tokens, completion codes, the API token and cookie values (replaced by the values this
+run saw); the random candidate keys of ranking, constituent and contrastive-ESA screens (numbered in the order first
+seen, and an object keyed by them written in that order, since PostgreSQL's jsonb orders keys by their value); CSRF
+form tokens; UUIDs (task and job ids); the microseconds of ISO times (the clock's ticks); and the time a run
+measured (a stability run's `seconds` after `finished_at`, the results page's "took … s" of a results run). Two
+runs on the same code are byte-identical, on SQLite and on PostgreSQL (tests/test_dump_outputs.py checks two
+protocols).
 """
 import argparse
 import datetime
