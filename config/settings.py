@@ -180,7 +180,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["evaluation.permissions.IsResearcher"],
+    "DEFAULT_PERMISSION_CLASSES": ["annotation.permissions.IsResearcher"],
     "DEFAULT_SCHEMA_CLASS": "evaluation.schema.ResearcherSchema",
     "DEFAULT_FILTER_BACKENDS": ["evaluation.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
