@@ -16,10 +16,10 @@ from rest_framework import status as http
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.schema import ERROR
 from annotation.models import Campaign
 from annotation.permissions import CAN_USE, ExplainsDenials
 
-from ..schema import ERROR
 from ..services.adaptive import NotAdaptive, look
 from ..services.adaptive_report import status
 

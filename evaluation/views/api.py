@@ -1,5 +1,6 @@
-"""The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
-`systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
+"""The results side of the researcher REST API (docs/api.md); the campaigns themselves are annotation's
+(annotation/api/). Results are answered by the campaign's family (evaluation/families/): `systems/` and `workers/`
+by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -12,6 +13,7 @@ from rest_framework.response import Response
 
 from annotation.api.campaigns import VisibleCampaigns
 from annotation.api.responses import bad_request, queue_unavailable
+from annotation.api.schema import ERROR
 from annotation.api.serializers import WorkerRef
 from annotation.models import Campaign
 from config.csv_export import csv_response
@@ -19,7 +21,6 @@ from config.csv_export import csv_response
 from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
-from ..schema import ERROR
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.gates import active_gate, lift
