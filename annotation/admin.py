@@ -4,8 +4,8 @@ Each campaign has one page (its change page): status, the annotators' link with 
 results page and the API, progress, and the actions (publish, pause, close, preview) above its settings.
 
 A researcher sees only the campaigns they own or that are shared with them (superusers: all), and only what those
-campaigns hold: every list, page and action starts from `visible_campaigns` (evaluation/permissions.py), and
-someone else's campaign is not found (404).
+campaigns hold: every list, page and action starts from `Campaign.objects.visible_to(user)`
+(annotation/ownership.py), and someone else's campaign is not found (404).
 """
 from collections import Counter
 
@@ -17,8 +17,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-
-from evaluation.permissions import can_share, is_superuser, visible_campaigns, visible_studies
 
 from .import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
 from .models import (
@@ -35,6 +33,7 @@ from .models import (
     Study,
     System,
 )
+from .ownership import can_share, is_superuser
 from .protocols import all_protocols, get_protocol
 from .protocols.options import union
 from .services import assignment as assigning
@@ -189,7 +188,7 @@ class CampaignAdmin(OwnedAdmin):
     actions = ["publish", "pause", "close", "build_next_stages"]
 
     def get_queryset(self, request):
-        return visible_campaigns(request.user, super().get_queryset(request))
+        return super().get_queryset(request).visible_to(request.user)
 
     def has_add_permission(self, request):
         return False  # campaigns are created by importing a file
@@ -206,7 +205,7 @@ class CampaignAdmin(OwnedAdmin):
             current = [campaign.study_id] if campaign is not None and campaign.study_id else []
             choices = Study.joinable_by(campaign.owner if campaign is not None else request.user)
             if not is_superuser(request.user):
-                choices = choices.filter(pk__in=visible_studies(request.user).values("pk"))
+                choices = choices.filter(pk__in=Study.objects.visible_to(request.user).values("pk"))
             kwargs["queryset"] = Study.objects.filter(Q(pk__in=choices.values("pk")) | Q(pk__in=current))
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
@@ -486,7 +485,7 @@ class StudyAdmin(OwnedAdmin):
     readonly_fields = ["created_at"]
 
     def get_queryset(self, request):
-        return visible_studies(request.user, super().get_queryset(request))
+        return super().get_queryset(request).visible_to(request.user)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         """A name its owner already gives another study is refused on the form: for a researcher the owner is not
@@ -515,7 +514,7 @@ def visible_annotators(user):
     """Workers seen in the user's campaigns (who worked in one, or are blocked from one); superusers: all."""
     if is_superuser(user):
         return Annotator.objects.all()
-    campaigns = visible_campaigns(user).values("pk")
+    campaigns = Campaign.objects.visible_to(user).values("pk")
     worked = Assignment.objects.filter(annotator_id=OuterRef("pk"), campaign_id__in=campaigns)
     blocked = Campaign.blocked_annotators.through.objects.filter(annotator_id=OuterRef("pk"),
                                                                   campaign_id__in=campaigns)
@@ -529,7 +528,7 @@ class CampaignFilter(admin.SimpleListFilter):
     parameter_name = "campaign__id__exact"
 
     def lookups(self, request, model_admin):
-        return [(c.pk, c.name) for c in visible_campaigns(request.user).only("name").order_by("-created_at")]
+        return [(c.pk, c.name) for c in Campaign.objects.visible_to(request.user).only("name").order_by("-created_at")]
 
     def queryset(self, request, queryset):
         return queryset.filter(campaign_id=self.value()) if self.value() else queryset
@@ -545,12 +544,12 @@ class InVisibleCampaigns(admin.ModelAdmin):
         queryset = super().get_queryset(request)
         if is_superuser(request.user):
             return queryset
-        return queryset.filter(campaign_id__in=visible_campaigns(request.user).values("pk"))
+        return queryset.filter(campaign_id__in=Campaign.objects.visible_to(request.user).values("pk"))
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         model = db_field.related_model
         if not is_superuser(request.user):
-            campaigns = visible_campaigns(request.user).values("pk")
+            campaigns = Campaign.objects.visible_to(request.user).values("pk")
             if model is Campaign:
                 kwargs["queryset"] = Campaign.objects.filter(pk__in=campaigns)
             elif any(field.name == "campaign" for field in model._meta.fields):

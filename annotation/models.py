@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from .ownership import OwnedQuerySet
 from .protocols import protocol_choices
 from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
 from .studies import Study, StudyNameError  # noqa: F401  (a model of this app, defined there)
@@ -93,6 +94,7 @@ class Campaign(models.Model):
                                          help_text="Researchers who may see and act on it too.")
     shared_with_groups = models.ManyToManyField(Group, blank=True, related_name="shared_campaigns",
                                                 help_text="Groups whose researchers may see and act on it.")
+
     require_signed_entry = models.BooleanField(
         default=False, help_text="Crowd entry links must carry an HMAC of the worker id (signature=…).")
     entry_limits = models.CharField(
@@ -113,6 +115,8 @@ class Campaign(models.Model):
                   "(docs/methods.md §9). Empty for a campaign of one stage, or the first stage.")
     stage_name = models.CharField(max_length=32, blank=True, help_text="The stage's name (edit, verify, …).")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedQuerySet.as_manager()  # Campaign.objects.visible_to(user): annotation/ownership.py
 
     class Meta:
         ordering = ["-created_at"]

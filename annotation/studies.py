@@ -8,6 +8,8 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils.text import slugify
 
+from .ownership import OwnedQuerySet
+
 
 class StudyNameError(ValueError):
     """A study name the importer cannot be given a study by (several studies of that name are shared with them)."""
@@ -28,6 +30,8 @@ class Study(models.Model):
     shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies")
     shared_with_groups = models.ManyToManyField(Group, blank=True, related_name="shared_studies")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedQuerySet.as_manager()  # Study.objects.visible_to(user): annotation/ownership.py
 
     class Meta:
         ordering = ["name"]

@@ -29,7 +29,7 @@ and after; nothing is queued), or a local cache without Redis.
    counted_rows, the significance tests, the clusters and the workers' test), spans_of, agreement,
    replace_results; "other" is the rest (the aggregate queries, the table rows). Target < 10 s. Peak memory of
    each subprocess (resource.getrusage ru_maxrss, and VmHWM). The stored ranking must recover the known order.
-3. If `annotation/services/mqm_tsv_import.py` registers `mqm-tsv`: the MQM judgments of the system items written
+3. If `annotation/protocols/error_spans/mqm_tsv.py` registers `mqm-tsv`: the MQM judgments of the system items written
    as a Google MQM TSV (one row per error, a `No-error` row per judgment without one; about 1.5 million rows) and
    imported with `import_judgments(lines, fmt="mqm-tsv", name=..., pair="en-de")` in a subprocess. Target < 120 s.
    Then `compute_error_spans` on the imported campaign once.
@@ -696,8 +696,8 @@ def main(argv=None) -> int:
         have_import = False
         try:
             sys.path.insert(0, str(ROOT))
-            have_import = (ROOT / "annotation" / "services" / "mqm_tsv_import.py").exists() and \
-                "parse_mqm_tsv" in (ROOT / "annotation" / "services" / "mqm_tsv_import.py").read_text() and \
+            have_import = (ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py").exists() and \
+                "parse_mqm_tsv" in (ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py").read_text() and \
                 '"mqm-tsv"' in (ROOT / "annotation" / "services" / "judgment_import.py").read_text()
         except OSError:
             pass
@@ -749,7 +749,7 @@ def main(argv=None) -> int:
                                                         "compute imported mqm-tsv after VACUUM (ANALYZE)", report)
         else:
             report["import"] = None
-            log("the mqm-tsv import is not available (annotation/services/mqm_tsv_import.py) or --skip-import")
+            log("the mqm-tsv import is not available (annotation/protocols/error_spans/mqm_tsv.py) or --skip-import")
     finally:
         tmp.cleanup()
         flush_redis(redis_url)
@@ -842,7 +842,7 @@ def print_summary(report: dict) -> None:
                      " workers flagged unreliable (no perturbed items in the file)"
                      if ic["returned"] else "returned None (no observations loaded)")]
     else:
-        lines += ["", "  import mqm-tsv: not available (annotation/services/mqm_tsv_import.py) or --skip-import"]
+        lines += ["", "  import mqm-tsv: not available (annotation/protocols/error_spans/mqm_tsv.py) or --skip-import"]
     report["all_met"] = all(value < target for _, value, target, _ in checks)
     lines += ["", f"  {'figure':<72} {'value':>9}  {'target':>9}  result"]
     for label, value, target, unit in checks:

@@ -180,9 +180,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["evaluation.permissions.IsResearcher"],
-    "DEFAULT_SCHEMA_CLASS": "evaluation.schema.ResearcherSchema",
-    "DEFAULT_FILTER_BACKENDS": ["evaluation.filters.StrictFilterBackend"],
+    "DEFAULT_PERMISSION_CLASSES": ["annotation.permissions.IsResearcher"],
+    "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.ResearcherSchema",
+    "DEFAULT_FILTER_BACKENDS": ["annotation.api.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     # `format=csv|json` on the export is ours, not DRF's renderer switch.

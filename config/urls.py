@@ -12,6 +12,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),  # public: SPECTACULAR_SETTINGS
+    # The campaign API first: evaluation's results share `/api/campaigns/<slug>/` and end in a catch-all.
+    path("api/", include("annotation.api.urls")),
     path("api/", include("evaluation.urls")),
     path("results/", include("evaluation.page_urls")),
     path("docs/", index, name="docs-index"),

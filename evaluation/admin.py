@@ -1,6 +1,6 @@
 """Admin: per campaign its stored results, read-only and rounded as the results pages print them, with a
 prominent link to the results page itself (`/results/<slug>/`), and a recompute action. A researcher sees the
-campaigns they own or that are shared with them (evaluation/permissions.py)."""
+campaigns they own or that are shared with them (annotation/ownership.py)."""
 from django import forms
 from django.contrib import admin, messages
 from django.http import Http404, HttpResponseRedirect
@@ -11,11 +11,12 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from kombu.exceptions import OperationalError
 
+from annotation.models import Campaign
+
 from .admin_inlines import WorkerGateInline, WorkerInline, is_p_value
 from .charts import format_p
 from .families import family_of
 from .models import CampaignStatistics, WorkerGate
-from .permissions import visible_campaigns
 from .services import reference_ranking as reference
 from .services.gates import lift
 from .services.results_read import header_of
@@ -72,7 +73,7 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
     change_form_template = "admin/evaluation/campaignstatistics/change_form.html"
 
     def get_queryset(self, request):
-        return visible_campaigns(request.user, super().get_queryset(request)).select_related("results").defer(
+        return super().get_queryset(request).visible_to(request.user).select_related("results").defer(
             "results__translations")
 
     def get_fields(self, request, obj=None):
@@ -216,7 +217,7 @@ class WorkerGateAdmin(admin.ModelAdmin):
     actions = ["lift_gates"]
 
     def get_queryset(self, request):
-        campaigns = visible_campaigns(request.user).values("pk")
+        campaigns = Campaign.objects.visible_to(request.user).values("pk")
         return super().get_queryset(request).filter(campaign__in=campaigns).select_related(
             "annotator__user", "campaign")
 

@@ -11,9 +11,10 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 
+from annotation.models import Campaign
+
 from .admin import results_url
 from .models import AdaptiveRun
-from .permissions import visible_campaigns
 from .services.adaptive import NotAdaptive, look
 from .services.adaptive_report import status
 
@@ -25,8 +26,8 @@ class AdaptiveRunAdmin(admin.ModelAdmin):
     search_fields = ["campaign__name", "campaign__slug"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(campaign__in=visible_campaigns(request.user).values("pk")) \
-            .select_related("campaign")
+        campaigns = Campaign.objects.visible_to(request.user).values("pk")
+        return super().get_queryset(request).filter(campaign__in=campaigns).select_related("campaign")
 
     def has_add_permission(self, request):
         return False

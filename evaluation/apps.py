@@ -6,10 +6,15 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation"
 
     def ready(self):
+        from annotation import extensions
         from annotation.protocols import options
 
         from . import presets, receivers  # noqa: F401  (connects the signal receivers)
         from . import reliability_tests as tests
+        from .results_source import StoredResults
+
+        # The campaign API's `results_computed_at` and the judgment export's z-scores come from the results.
+        extensions.install_results_source(StoredResults())
 
         # The import front-ends offer the registered reliability tests and presets (annotation never imports
         # evaluation).

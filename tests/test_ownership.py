@@ -16,7 +16,6 @@ from rest_framework.test import APIClient
 from annotation.models import Campaign, Judgment, Study
 from annotation.services.judgment_import import import_judgments
 from evaluation.analyses import compute_results
-from evaluation.permissions import visible_campaigns
 
 from .conftest import as_bytes, campaign_lines, start
 from .test_results_pages import da_campaign, da_lines
@@ -175,8 +174,8 @@ def test_the_list_and_results_index_show_own_and_shared_campaigns(world, make_ca
         index = client.get("/results/").content.decode()
         assert {c.slug for c in (world["campaign"], theirs, unowned) if f'href="/results/{c.slug}/"' in index} == \
             slugs, role
-    assert set(visible_campaigns(owner)) == {world["campaign"]}
-    assert not visible_campaigns(world["users"]["annotator"]).exists()
+    assert set(Campaign.objects.visible_to(owner)) == {world["campaign"]}
+    assert not Campaign.objects.visible_to(world["users"]["annotator"]).exists()
 
 
 def test_unowned_campaigns_are_for_superusers_only(make_campaign, researcher):

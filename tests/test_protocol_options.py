@@ -12,6 +12,7 @@ from django.test import Client
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from annotation.api.serializers import CampaignImportSerializer
 from annotation.import_form import ADMIN_DEFAULTS, CampaignImportForm
 from annotation.management.commands.import_campaign import Command as ImportCommand
 from annotation.models import Campaign
@@ -19,7 +20,6 @@ from annotation.protocols import all_protocols, get_protocol
 from annotation.protocols.options import OptionError, applies_to, describe_default
 from annotation.protocols.pairwise import TWO_SYSTEMS
 from evaluation import reliability_tests
-from evaluation.serializers import CampaignImportSerializer
 
 from .conftest import campaign_lines
 from .simulation import Behaviour, complete_hit

@@ -613,7 +613,7 @@ def import_campaign(
     `lines` is the file: a binary file object (an upload, an open file), a path, or an iterable of lines
     (bytes or str). The front-ends pass `parsed`, what `Protocol.parse_options` made of their fields; code and
     tests may pass the settings as keywords instead (Campaign fields, and `options`). `owner` (a user, or
-    None) owns the new campaign, and the study when this import creates it (evaluation/permissions.py).
+    None) owns the new campaign, and the study when this import creates it (annotation/ownership.py).
     `progress(stage, lines_read=None)` is told what the import is doing (a background job shows it)."""
     if parsed is not None:
         if parsed.protocol != protocol:

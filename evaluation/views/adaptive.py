@@ -16,8 +16,10 @@ from rest_framework import status as http
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..permissions import CAN_USE, ExplainsDenials, visible_campaigns
-from ..schema import ERROR
+from annotation.api.schema import ERROR
+from annotation.models import Campaign
+from annotation.permissions import CAN_USE, ExplainsDenials
+
 from ..services.adaptive import NotAdaptive, look
 from ..services.adaptive_report import status
 
@@ -26,7 +28,7 @@ class AdaptiveView(ExplainsDenials, APIView):
     permission_classes = [CAN_USE]
 
     def campaign(self, request, slug: str):
-        campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
+        campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
         self.check_object_permissions(request, campaign)
         return campaign
 

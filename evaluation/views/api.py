@@ -1,66 +1,35 @@
-"""The researcher REST API (docs/api.md). Results are answered by the campaign's family (evaluation/families/):
-`systems/` and `workers/` by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.http import HttpResponse, StreamingHttpResponse
+"""The results side of the researcher REST API (docs/api.md); the campaigns themselves are annotation's
+(annotation/api/). Results are answered by the campaign's family (evaluation/families/): `systems/` and `workers/`
+by every family, other tables at `/api/campaigns/<slug>/<table>/` by those that offer them."""
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from kombu.exceptions import OperationalError
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.response import Response
 
-from annotation.models import Annotator, Campaign
-from annotation.services import assignment as assigning
-from annotation.services.lifecycle import set_status
-from annotation.services.progress import campaign_counts
+from annotation.api.campaigns import VisibleCampaigns
+from annotation.api.responses import bad_request, queue_unavailable
+from annotation.api.schema import ERROR
+from annotation.api.serializers import WorkerRef
+from annotation.models import Campaign
+from config.csv_export import csv_response
 
 from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
-from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials, visible_campaigns
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
-from ..schema import ERROR
-from ..serializers import CampaignSerializer
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
-from ..services.csv_export import csv_response
-from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
 from ..services.gates import active_gate, lift
-from ..services.results_read import freshness, z_lookup
+from ..services.results_read import freshness
 from ..tasks import compute_campaign_results
-from .imports import ImportActions
 from .stability import StabilityActions
-from .unavailable import queue_unavailable
 
 WORKERS_PARAMETER = OpenApiParameter("workers", str, enum=["reliable", "all"], default="reliable",
                                      description="Reliable workers only (docs/methods.md §4), or everyone.")
-
-
-class StatusChange(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["active", "paused", "closed"])
-
-
-class WorkerRef(serializers.Serializer):
-    """A worker by external id (DRF's CharField refuses NUL bytes and lone surrogates)."""
-
-    worker = serializers.CharField(max_length=255)
-
-
-class ShareChange(serializers.Serializer):
-    """Users (by user name) and groups (by name) to share a campaign with, or to take the share back from."""
-
-    # 500 + 500: a form body holds at most DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) fields.
-    users = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
-                                  max_length=500)
-    groups = serializers.ListField(child=serializers.CharField(max_length=150), required=False, default=list,
-                                   max_length=500)
-
-    def validate(self, attrs):
-        if not attrs["users"] and not attrs["groups"]:
-            raise serializers.ValidationError("name users, groups or both")
-        return attrs
 
 
 class ReferenceRanking(serializers.Serializer):
@@ -83,48 +52,10 @@ class ReferenceRanking(serializers.Serializer):
 CAMPAIGN_PARAMETERS = ("against",)
 
 
-def bad_request(detail: str) -> Response:
-    return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
-
-
-def sharing(campaign) -> dict:
-    return {"campaign": campaign.slug, "owner": campaign.owner.get_username() if campaign.owner else None,
-            "users": sorted(u.get_username() for u in campaign.shared_with.all()),
-            "groups": sorted(campaign.shared_with_groups.values_list("name", flat=True))}
-
-
-class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.ListModelMixin,
-                      mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Campaigns with their settings, progress counts and results: those the user owns or that are shared with
-    them (superusers: all); any other campaign is not found (evaluation/permissions.py)."""
-
-    queryset = (Campaign.objects.select_related("results", "study")
-                .defer("results__translations", "results__agreement", "results__summary").order_by("-created_at"))
-    serializer_class = CampaignSerializer
-    lookup_field = "slug"
-    parser_classes = [MultiPartParser, FormParser]
-    filterset_fields = ["protocol", "status", "analysis_only"]
-    permission_classes = [CAN_USE]
-
-    def get_queryset(self):
-        return visible_campaigns(self.request.user, super().get_queryset())
-
-    def get_serializer_context(self):
-        context = super().get_serializer_context()
-        page = getattr(self, "_page_objects", None)
-        if page is not None:
-            context["counts"] = campaign_counts(page)
-        return context
-
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        self._page_objects = list(page if page is not None else queryset)
-        return page
-
-    def get_object(self):
-        campaign = super().get_object()
-        self._page_objects = [campaign]
-        return campaign
+class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
+    """A campaign's results under `/api/campaigns/<slug>/`: compute, workers, systems, tables and the family's own,
+    gates, costs, approvals, the reference ranking and stability. The campaign itself (list, detail, import,
+    status, sharing, blocking, stages, judgments) is annotation's (annotation/api/campaigns.py)."""
 
     @extend_schema(request=None, responses={202: inline_serializer("ComputeQueued", {"task": serializers.CharField()}),
                                             503: OpenApiTypes.OBJECT})
@@ -138,19 +69,6 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
             return queue_unavailable(f"The task queue is unavailable ({exc.__class__.__name__}); the results "
                                      "will be computed when it is back: try again later.")
         return Response({"task": task.id}, status=status.HTTP_202_ACCEPTED)
-
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["post"], url_path="build-stages")
-    def build_stages(self, request, slug=None):
-        """Build the HITs of the later stages this campaign feeds from its finished output so far (they are also
-        built by themselves as output arrives): `{"built": {"<stage slug>": <new HITs>}}`."""
-        from annotation.services.stages import build_stages
-
-        campaign = self.get_object()
-        built = build_stages(campaign)
-        if not built:
-            return bad_request("this campaign feeds no later stage")
-        return Response({"built": built})
 
     @extend_schema(request=ReferenceRanking, responses={200: OpenApiTypes.OBJECT})  # DELETE answers 200 too
     @action(detail=True, methods=["get", "post", "delete"], url_path="reference-ranking", parser_classes=[JSONParser])
@@ -175,34 +93,6 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
             queued = False
         return Response({"kind": options.get("reference_kind"), "values": options.get("reference_ranking"),
                          "recompute_queued": queued})
-
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *SPAN_FORMATS], default="csv")],
-                   responses={(200, "text/csv"): OpenApiTypes.STR,
-                              (200, "application/json"): {"type": "array", "items": {"type": "object"}},
-                              (200, "text/tab-separated-values"): OpenApiTypes.STR,
-                              (200, "application/x-ndjson"): OpenApiTypes.STR})
-    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
-    def judgments(self, request, slug=None):
-        """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores; an error-span
-        campaign also as mqm-tsv (MQM) or esa-jsonl (ESA, contrastive ESA), the layouts it is imported in."""
-        campaign = self.get_object()
-        fmt = request.query_params.get("format", "csv")
-        if fmt in SPAN_FORMATS:
-            problem = span_format_problem(campaign, fmt)
-            if problem:
-                return bad_request(problem)
-            _, writer, content_type, suffix = SPAN_FORMATS[fmt]
-            response = StreamingHttpResponse(writer(campaign), content_type=content_type)
-            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{suffix}"'
-            return response
-        if fmt not in ("csv", "json"):
-            return bad_request(f"format must be one of csv, json, {', '.join(SPAN_FORMATS)}")
-        rows = judgment_rows(campaign, z_lookup(campaign))
-        if fmt == "json":
-            return StreamingHttpResponse(as_json(rows), content_type="application/json")
-        response = StreamingHttpResponse(as_csv(rows, columns_for(campaign)), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
-        return response
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
@@ -273,7 +163,7 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
         """The query with any other campaign the user may not see blanked, so that it is answered exactly as a
         slug that names no campaign."""
         named = {key: params[key] for key in CAMPAIGN_PARAMETERS if params.get(key)}
-        hidden = set(named.values()) - set(visible_campaigns(self.request.user)
+        hidden = set(named.values()) - set(Campaign.objects.visible_to(self.request.user)
                                            .filter(slug__in=named.values()).values_list("slug", flat=True))
         if not hidden:
             return params
@@ -289,44 +179,6 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
             return Response(compute())
         except BadQuery as exc:
             return bad_request(str(exc))
-
-    @extend_schema(request=StatusChange, responses=CampaignSerializer)
-    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
-    def status(self, request, slug=None):
-        """Publish (active), pause or close the campaign: its whole task, every stage of a multi-stage one."""
-        campaign = self.get_object()
-        form = StatusChange(data=request.data)
-        form.is_valid(raise_exception=True)
-        if campaign.analysis_only:
-            return bad_request("analysis-only campaigns stay closed")
-        set_status(campaign, form.validated_data["status"])
-        return Response(self.get_serializer(campaign).data)
-
-    def _worker(self, request) -> Annotator | None:
-        form = WorkerRef(data=request.data)
-        form.is_valid(raise_exception=True)
-        return Annotator.objects.filter(external_id=form.validated_data["worker"]).first()
-
-    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
-    def block(self, request, slug=None):
-        """Keep a worker (external id) out of this campaign; their unfinished HITs end, judgments stay."""
-        campaign = self.get_object()
-        annotator = self._worker(request)
-        if annotator is None:
-            return bad_request("no worker with that id")
-        ended = assigning.block(campaign, annotator)
-        return Response({"worker": annotator.external_id, "blocked": True, "hits_ended": ended})
-
-    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
-    def unblock(self, request, slug=None):
-        campaign = self.get_object()
-        annotator = self._worker(request)
-        if annotator is None:
-            return bad_request("no worker with that id")
-        assigning.unblock(campaign, annotator)
-        return Response({"worker": annotator.external_id, "blocked": False})
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
@@ -373,34 +225,3 @@ class CampaignViewSet(ExplainsDenials, ImportActions, StabilityActions, mixins.L
         if fmt == "csv":
             return csv_response(f"{campaign.slug}-approvals.csv", APPROVAL_COLUMNS, rows, stream=True)
         return Response({**freshness(campaign).as_api(), "results": rows})
-
-    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
-    def share(self, request, slug=None):
-        """Share the campaign with researchers (by user name) and groups (by name): they see and act on it as its
-        owner does, but only the owner (or a superuser) shares. Answers who has it now."""
-        return self._change_sharing(request, add=True)
-
-    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
-    def unshare(self, request, slug=None):
-        """Take the share back from these users and groups."""
-        return self._change_sharing(request, add=False)
-
-    def _change_sharing(self, request, add: bool) -> Response:
-        campaign = self.get_object()
-        form = ShareChange(data=request.data)
-        form.is_valid(raise_exception=True)
-        names, group_names = set(form.validated_data["users"]), set(form.validated_data["groups"])
-        users = list(get_user_model().objects.filter(**{f"{get_user_model().USERNAME_FIELD}__in": names}))
-        groups = list(Group.objects.filter(name__in=group_names))
-        unknown = sorted(names - {u.get_username() for u in users}) + sorted(group_names - {g.name for g in groups})
-        if unknown:
-            return bad_request("no user or group called: " + ", ".join(unknown))
-        if add:
-            campaign.shared_with.add(*users)
-            campaign.shared_with_groups.add(*groups)
-        else:
-            campaign.shared_with.remove(*users)
-            campaign.shared_with_groups.remove(*groups)
-        return Response(sharing(campaign))

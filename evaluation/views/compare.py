@@ -5,16 +5,18 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from annotation.models import Campaign
+from annotation.permissions import researcher_required
+from config.csv_export import csv_response
+
 from ..families import family_of
-from ..permissions import researcher_required, visible_campaigns
-from ..services.csv_export import csv_response
 
 
 def _context(request) -> dict:
     """Candidates are the campaigns the user may see with results whose family calibrates; that family builds the
     page (a campaign outside the candidates is answered as one that does not exist)."""
     candidates, family = [], None
-    for campaign in visible_campaigns(request.user).filter(results__isnull=False).only(
+    for campaign in Campaign.objects.visible_to(request.user).filter(results__isnull=False).only(
             "name", "slug", "protocol", "created_at").order_by("-created_at"):
         if getattr(family_of(campaign), "calibrates", False):
             candidates.append(campaign)

@@ -5,14 +5,16 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
+from annotation.models import Campaign
+from annotation.permissions import researcher_required
+from config.csv_export import csv_response
+
 from ..families import family_of
-from ..permissions import researcher_required, visible_campaigns
 from ..presenters.common import tables_of
-from ..services.csv_export import csv_response
 
 
 def _table(request, slug: str, name: str):
-    campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
+    campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
     table = tables_of(family_of(campaign)).get(name)
     if table is None:
         raise Http404("No such table for this campaign.")

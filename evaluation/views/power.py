@@ -8,10 +8,10 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from annotation.models import Campaign
+from annotation.permissions import researcher_required
 
 from ..charts.power import power_chart
 from ..families import BadQuery, family_of
-from ..permissions import researcher_required, visible_campaigns
 
 FIELDS = ("delta", "power", "alpha", "scale")
 DEFAULTS = {"delta": "", "power": "0.8", "alpha": "0.05", "scale": "raw"}
@@ -20,7 +20,7 @@ DEFAULTS = {"delta": "", "power": "0.8", "alpha": "0.05", "scale": "raw"}
 @require_GET
 @researcher_required
 def power_page(request, slug: str):
-    campaign: Campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
+    campaign: Campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
     handler = family_of(campaign).endpoint("power")
     form = {name: request.GET.get(name, DEFAULTS[name]).strip() for name in FIELDS}
     context = {"campaign": campaign, "form": form, "error": None, "answer": None, "chart": None,

@@ -13,11 +13,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Campaign
+from annotation.permissions import researcher_required
 from annotation.protocols import UnknownProtocol
 from annotation.services.stages import first_stage
 
 from ..families import family_of
-from ..permissions import researcher_required, visible_campaigns
 from ..presenters.common import cost_rows, progress_section, tables_of
 from ..services.crowd import cost_report
 from ..services.results_read import freshness, header_of
@@ -39,7 +39,7 @@ def protocol_label(campaign: Campaign) -> str:
 @require_GET
 @researcher_required
 def results_index(request):
-    campaigns = (visible_campaigns(request.user).select_related("results")
+    campaigns = (Campaign.objects.visible_to(request.user).select_related("results")
                  .defer("results__translations", "results__agreement", "results__summary", "results__progress")
                  .order_by("-created_at"))
     rows = [{"campaign": c, "header": header_of(c), "label": protocol_label(c)} for c in campaigns]
@@ -55,11 +55,11 @@ def _filter_workers(rows: list[dict], which: str) -> list[dict]:
 @require_GET
 @researcher_required
 def campaign_results(request, slug: str):
-    campaign = get_object_or_404(visible_campaigns(request.user).select_related("results", "study")
+    campaign = get_object_or_404(Campaign.objects.visible_to(request.user).select_related("results", "study")
                                  .defer("results__translations"), slug=slug)
     if campaign.stage_input_id is not None:  # a later stage: its results are its task's, on the first stage
         task = first_stage(campaign)
-        if visible_campaigns(request.user).filter(pk=task.pk).exists():
+        if Campaign.objects.visible_to(request.user).filter(pk=task.pk).exists():
             messages.info(request, f"{campaign.name} is the {campaign.stage_name or 'later'} stage of this task; the "
                           "task's results are computed on its first stage, over the judgments of every stage.")
             return redirect("results:campaign", slug=task.slug)
@@ -86,7 +86,7 @@ def campaign_results(request, slug: str):
 @researcher_required
 def recompute(request, slug: str):
     """Queue the campaign's statistics on the Celery workers and return to its page."""
-    campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
+    campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
     try:
         compute_campaign_results.apply_async((campaign.pk,), retry=False)
     except Exception as exc:  # no broker, or (tasks in-process) the computation itself failed

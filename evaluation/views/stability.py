@@ -16,11 +16,13 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.response import Response
 
+from annotation.api.responses import queue_unavailable
+from annotation.models import Campaign
+from annotation.permissions import researcher_required
+
 from ..families import BadQuery
-from ..permissions import researcher_required, visible_campaigns
 from ..services.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 from ..stability_tasks import start
-from .unavailable import queue_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,7 @@ class StabilityActions:
 def run_stability(request, slug: str):
     """Start the bootstrap for the campaign's worker filters (or the one `workers` names) and return to the
     page's "Ranking stability" section."""
-    campaign = get_object_or_404(visible_campaigns(request.user), slug=slug)
+    campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
     try:
         runs = start(campaign, request.POST)
     except BadQuery as exc:

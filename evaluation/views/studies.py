@@ -1,7 +1,7 @@
 """Studies in the researcher API and on the results pages: their campaigns and the workers' pooled verdicts.
 
 A researcher sees the studies they own or that are shared with them, and in a study only the campaigns they may
-see (evaluation/permissions.py)."""
+see (annotation/ownership.py)."""
 from django.db.models import Prefetch, Sum
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
@@ -11,10 +11,10 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.response import Response
 
 from annotation.models import Campaign, Study
+from annotation.permissions import CAN_USE, ExplainsDenials, researcher_required
 
 from .. import charts
 from ..models import WorkerResult
-from ..permissions import CAN_USE, ExplainsDenials, researcher_required, visible_campaigns, visible_studies
 from ..services.studies import study_overview
 
 
@@ -24,7 +24,7 @@ def visible_overview(study: Study, user) -> dict:
     over the whole study)."""
     overview = study_overview(study)
     members = Campaign.objects.filter(study=study)  # not study.campaigns: the view set prefetches only visible ones
-    shown = set(visible_campaigns(user, members).values_list("slug", flat=True))
+    shown = set(members.visible_to(user).values_list("slug", flat=True))
     hidden = set(members.values_list("slug", flat=True)) - shown
     if not hidden:
         return overview
@@ -56,8 +56,8 @@ class StudyViewSet(ExplainsDenials, mixins.ListModelMixin, mixins.RetrieveModelM
     permission_classes = [CAN_USE]
 
     def get_queryset(self):
-        campaigns = visible_campaigns(self.request.user).order_by("name")
-        return visible_studies(self.request.user, super().get_queryset()).prefetch_related(
+        campaigns = Campaign.objects.visible_to(self.request.user).order_by("name")
+        return super().get_queryset().visible_to(self.request.user).prefetch_related(
             Prefetch("campaigns", queryset=campaigns))
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
@@ -70,7 +70,7 @@ class StudyViewSet(ExplainsDenials, mixins.ListModelMixin, mixins.RetrieveModelM
 @require_GET
 @researcher_required
 def study_page(request, slug: str):
-    study = get_object_or_404(visible_studies(request.user), slug=slug)
+    study = get_object_or_404(Study.objects.visible_to(request.user), slug=slug)
     overview = visible_overview(study, request.user)
     for row in overview["workers"]:
         row["cells"] = [row["campaigns"].get(c["slug"]) for c in overview["campaigns"]]

@@ -6,8 +6,8 @@ value on unchanged: `Protocol.parse_options` validates it, as for the admin form
 """
 from rest_framework import serializers
 
-from annotation.protocols import all_protocols, get_protocol
-from annotation.protocols.options import Option, OptionError, ParsedOptions, help_text, union
+from ..protocols import all_protocols, get_protocol
+from ..protocols.options import Option, OptionError, ParsedOptions, help_text, union
 
 
 class _Raw:

@@ -15,14 +15,13 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import ImportJob
-from annotation.services import import_jobs
-from annotation.services.campaign_import import CampaignFileError, import_campaign
-from annotation.services.campaign_settings import export_settings
-from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
-
-from ..serializers import CampaignImportSerializer, JudgmentImportSerializer
-from .unavailable import queue_unavailable
+from ..models import ImportJob
+from ..services import import_jobs
+from ..services.campaign_import import CampaignFileError, import_campaign
+from ..services.campaign_settings import export_settings
+from ..services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
+from .responses import queue_unavailable
+from .serializers import CampaignImportSerializer, JudgmentImportSerializer
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})

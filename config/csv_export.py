@@ -1,7 +1,8 @@
 """The one CSV writer of the project: every CSV download and export goes through it.
 
 Text that a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage
-return) gets a leading apostrophe, so a worker id such as `=HYPERLINK(…)` arrives as text.
+return) gets a leading apostrophe, so a worker id such as `=HYPERLINK(…)` arrives as text. Neutral, below both
+apps: annotation's judgment export and evaluation's result tables write through it.
 """
 from __future__ import annotations
 

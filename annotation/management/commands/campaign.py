@@ -2,19 +2,19 @@
 
 publish, pause and close set the status as the admin's buttons and `POST /api/campaigns/<slug>/status/` do;
 list prints every campaign with its counts (a table, or `--json`); export streams the judgments in the formats of
-`GET /api/campaigns/<slug>/judgments/` (evaluation/services/export.py). An unknown slug, or a status an
-analysis-only campaign cannot take, ends the command with a one-line message and exit status 1. It lives in
-evaluation because the export does (annotation never imports evaluation).
+`GET /api/campaigns/<slug>/judgments/` (annotation/services/export.py; z-scores from the installed results source,
+annotation/extensions.py). An unknown slug, or a status an analysis-only campaign cannot take, ends the command
+with a one-line message and exit status 1.
 """
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.extensions import results_source
 from annotation.models import Campaign
 from annotation.services import lifecycle
+from annotation.services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
 from annotation.services.progress import campaign_counts
-from evaluation.services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
-from evaluation.services.results_read import z_lookup
 
 STATUS = {"publish": Campaign.Status.ACTIVE, "pause": Campaign.Status.PAUSED, "close": Campaign.Status.CLOSED}
 FORMATS = ["csv", "json", *SPAN_FORMATS]
@@ -45,7 +45,7 @@ def export_lines(campaign: Campaign, fmt: str):
         if problem:
             raise CommandError(problem)
         return SPAN_FORMATS[fmt][1](campaign)
-    rows = judgment_rows(campaign, z_lookup(campaign))
+    rows = judgment_rows(campaign, results_source().standardisation(campaign))
     return as_json(rows) if fmt == "json" else as_csv(rows, columns_for(campaign))
 
 

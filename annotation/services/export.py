@@ -4,11 +4,11 @@ campaign, and for error-span campaigns the formats their judgments are imported 
 import json
 from collections.abc import Callable, Iterator
 
-from annotation.models import Campaign, Judgment, Segment, SystemOutput
-from annotation.protocols import all_protocols
-from annotation.protocols.error_spans.mqm_tsv import spreadsheet_safe
+from config.csv_export import csv_lines
 
-from .csv_export import csv_lines
+from ..models import Campaign, Judgment, Segment, SystemOutput
+from ..protocols import all_protocols
+from ..protocols.error_spans.mqm_tsv import spreadsheet_safe
 
 COLUMNS = ["worker", "hit", "position", "item_type", "system", "doc_id", "seg_id", "score", "choice", "ranks", "z",
            "seconds", "created_at"]

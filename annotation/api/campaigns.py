@@ -1,0 +1,177 @@
+"""The campaign API (docs/api.md §4-§6): campaigns listed and shown, imported (annotation/api/imports.py), opened,
+paused and closed, shared, with workers blocked, later stages built and judgments exported. The results of a
+campaign are the evaluation app's, under the same URLs (evaluation/views/api.py)."""
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+
+from ..extensions import results_source
+from ..models import Annotator, Campaign
+from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials
+from ..services import assignment as assigning
+from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
+from ..services.lifecycle import set_status
+from ..services.progress import campaign_counts
+from .imports import ImportActions
+from .responses import bad_request
+from .serializers import CampaignSerializer, ShareChange, StatusChange, WorkerRef
+
+
+def sharing(campaign) -> dict:
+    return {"campaign": campaign.slug, "owner": campaign.owner.get_username() if campaign.owner else None,
+            "users": sorted(u.get_username() for u in campaign.shared_with.all()),
+            "groups": sorted(campaign.shared_with_groups.values_list("name", flat=True))}
+
+
+class VisibleCampaigns(ExplainsDenials, viewsets.GenericViewSet):
+    """A view set over the campaigns the user may see (annotation/ownership.py): any other is not found. The
+    campaign API below and the evaluation app's results actions (evaluation/views/api.py) both build on it, so a
+    campaign is found, filtered and shown the same way under every `/api/campaigns/<slug>/…` route."""
+
+    queryset = Campaign.objects.select_related("study").order_by("-created_at")
+    serializer_class = CampaignSerializer
+    lookup_field = "slug"
+    parser_classes = [MultiPartParser, FormParser]
+    filterset_fields = ["protocol", "status", "analysis_only"]
+    permission_classes = [CAN_USE]
+
+    def get_queryset(self):
+        return results_source().with_results(super().get_queryset()).visible_to(self.request.user)
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        page = getattr(self, "_page_objects", None)
+        if page is not None:
+            context["counts"] = campaign_counts(page)
+        return context
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._page_objects = list(page if page is not None else queryset)
+        return page
+
+    def get_object(self):
+        campaign = super().get_object()
+        self._page_objects = [campaign]
+        return campaign
+
+
+class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin, VisibleCampaigns):
+    """Campaigns with their settings, progress counts and results: those the user owns or that are shared with
+    them (superusers: all); any other campaign is not found (annotation/ownership.py)."""
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], url_path="build-stages")
+    def build_stages(self, request, slug=None):
+        """Build the HITs of the later stages this campaign feeds from its finished output so far (they are also
+        built by themselves as output arrives): `{"built": {"<stage slug>": <new HITs>}}`."""
+        from ..services.stages import build_stages
+
+        campaign = self.get_object()
+        built = build_stages(campaign)
+        if not built:
+            return bad_request("this campaign feeds no later stage")
+        return Response({"built": built})
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *SPAN_FORMATS], default="csv")],
+                   responses={(200, "text/csv"): OpenApiTypes.STR,
+                              (200, "application/json"): {"type": "array", "items": {"type": "object"}},
+                              (200, "text/tab-separated-values"): OpenApiTypes.STR,
+                              (200, "application/x-ndjson"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
+    def judgments(self, request, slug=None):
+        """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores; an error-span
+        campaign also as mqm-tsv (MQM) or esa-jsonl (ESA, contrastive ESA), the layouts it is imported in."""
+        campaign = self.get_object()
+        fmt = request.query_params.get("format", "csv")
+        if fmt in SPAN_FORMATS:
+            problem = span_format_problem(campaign, fmt)
+            if problem:
+                return bad_request(problem)
+            _, writer, content_type, suffix = SPAN_FORMATS[fmt]
+            response = StreamingHttpResponse(writer(campaign), content_type=content_type)
+            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{suffix}"'
+            return response
+        if fmt not in ("csv", "json"):
+            return bad_request(f"format must be one of csv, json, {', '.join(SPAN_FORMATS)}")
+        rows = judgment_rows(campaign, results_source().standardisation(campaign))
+        if fmt == "json":
+            return StreamingHttpResponse(as_json(rows), content_type="application/json")
+        response = StreamingHttpResponse(as_csv(rows, columns_for(campaign)), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.csv"'
+        return response
+
+    @extend_schema(request=StatusChange, responses=CampaignSerializer)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def status(self, request, slug=None):
+        """Publish (active), pause or close the campaign: its whole task, every stage of a multi-stage one."""
+        campaign = self.get_object()
+        form = StatusChange(data=request.data)
+        form.is_valid(raise_exception=True)
+        if campaign.analysis_only:
+            return bad_request("analysis-only campaigns stay closed")
+        set_status(campaign, form.validated_data["status"])
+        return Response(self.get_serializer(campaign).data)
+
+    def _worker(self, request) -> Annotator | None:
+        form = WorkerRef(data=request.data)
+        form.is_valid(raise_exception=True)
+        return Annotator.objects.filter(external_id=form.validated_data["worker"]).first()
+
+    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def block(self, request, slug=None):
+        """Keep a worker (external id) out of this campaign; their unfinished HITs end, judgments stay."""
+        campaign = self.get_object()
+        annotator = self._worker(request)
+        if annotator is None:
+            return bad_request("no worker with that id")
+        ended = assigning.block(campaign, annotator)
+        return Response({"worker": annotator.external_id, "blocked": True, "hits_ended": ended})
+
+    @extend_schema(request=WorkerRef, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser])
+    def unblock(self, request, slug=None):
+        campaign = self.get_object()
+        annotator = self._worker(request)
+        if annotator is None:
+            return bad_request("no worker with that id")
+        assigning.unblock(campaign, annotator)
+        return Response({"worker": annotator.external_id, "blocked": False})
+
+    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
+    def share(self, request, slug=None):
+        """Share the campaign with researchers (by user name) and groups (by name): they see and act on it as its
+        owner does, but only the owner (or a superuser) shares. Answers who has it now."""
+        return self._change_sharing(request, add=True)
+
+    @extend_schema(request=ShareChange, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser, FormParser], permission_classes=[CAN_SHARE])
+    def unshare(self, request, slug=None):
+        """Take the share back from these users and groups."""
+        return self._change_sharing(request, add=False)
+
+    def _change_sharing(self, request, add: bool) -> Response:
+        campaign = self.get_object()
+        form = ShareChange(data=request.data)
+        form.is_valid(raise_exception=True)
+        names, group_names = set(form.validated_data["users"]), set(form.validated_data["groups"])
+        users = list(get_user_model().objects.filter(**{f"{get_user_model().USERNAME_FIELD}__in": names}))
+        groups = list(Group.objects.filter(name__in=group_names))
+        unknown = sorted(names - {u.get_username() for u in users}) + sorted(group_names - {g.name for g in groups})
+        if unknown:
+            return bad_request("no user or group called: " + ", ".join(unknown))
+        if add:
+            campaign.shared_with.add(*users)
+            campaign.shared_with_groups.add(*groups)
+        else:
+            campaign.shared_with.remove(*users)
+            campaign.shared_with_groups.remove(*groups)
+        return Response(sharing(campaign))
