@@ -11,7 +11,7 @@ from ..services.degradation import degrade_adequacy, degrade_fluency
 from ..services.document_builder import plan_document_hits
 from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 from . import register
-from .base import Protocol, language_name, require_item_id, require_number, require_only
+from .base import Protocol, Screen, language_name, require_item_id, require_number, require_only
 from .options import Option
 
 #: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
@@ -104,8 +104,7 @@ SQM_MARKS = (
 
 class DirectAssessment(Protocol):
     family = "direct-assessment"
-    template = "annotation/screens/slider.html"
-    script = "annotation/slider.js"
+    screen = Screen("annotation/screens/slider.html", ("annotation/slider.js",))
     requires_reference = True
     own_options = DA_OPTIONS
 

@@ -14,7 +14,7 @@ from ..services.error_span_builder import plan_contrastive_hits, plan_span_hits
 from ..services.hit_builder import HitPlanError
 from ..services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id, require_number, require_only
+from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_number, require_only
 from .direct_assessment import DA_OPTIONS
 from .options import Option
 
@@ -65,8 +65,7 @@ class ErrorSpans(Protocol):
     """ESA; MQM adds a category per span (`mqm=True`)."""
 
     family = "error-spans"
-    template = "annotation/screens/error_spans.html"
-    script = "annotation/error_spans.js"
+    screen = Screen("annotation/screens/error_spans.html", ("annotation/spans_editor.js", "annotation/error_spans.js"))
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name
@@ -218,8 +217,8 @@ class ErrorSpans(Protocol):
 class ContrastiveEsa(ErrorSpans):
     """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""
 
-    template = "annotation/screens/contrastive_esa.html"
-    script = "annotation/contrastive_esa.js"
+    screen = Screen("annotation/screens/contrastive_esa.html",
+                    ("annotation/spans_editor.js", "annotation/contrastive_esa.js"))
     #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
     contrastive = True
 

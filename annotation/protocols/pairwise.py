@@ -6,7 +6,7 @@ import random
 
 from ..services.pairwise_builder import UNITS, crosses_over, exposure, plan_pairwise_hits
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id, require_only
+from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from .options import Option
 
 CHOICES = ("A", "B", "tie")
@@ -36,8 +36,7 @@ PAIRWISE_OPTIONS = (
 
 class Pairwise(Protocol):
     family = "pairwise"
-    template = "annotation/screens/pairwise.html"
-    script = "annotation/pairwise.js"
+    screen = Screen("annotation/screens/pairwise.html", ("annotation/pairwise.js",))
     own_options = PAIRWISE_OPTIONS
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):

@@ -7,7 +7,7 @@ import random
 
 from ..services.ranking_builder import GOLD_MODES, plan_ranking_hits
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id, require_only
+from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from .direct_assessment import DA_OPTIONS
 from .options import Option
 
@@ -71,8 +71,7 @@ def answers_every_key(item, given: dict, what: str) -> list[str]:
 
 class Ranking(Protocol):
     family = "ranking"
-    template = "annotation/screens/ranking.html"
-    script = "annotation/ranking.js"
+    screen = Screen("annotation/screens/ranking.html", ("annotation/ranking.js",))
     own_options = RANKING_OPTIONS
     constituent = False
 
@@ -211,8 +210,7 @@ class ConstituentAcceptance(ConstituentRanking):
     """For each highlighted phrase: is it an acceptable translation of the highlighted source phrase?"""
 
     family = "acceptance"
-    template = "annotation/screens/acceptance.html"
-    script = "annotation/acceptance.js"
+    screen = Screen("annotation/screens/acceptance.html", ("annotation/acceptance.js",))
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)

@@ -28,7 +28,7 @@ from decimal import Decimal
 from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from ..services.stage_specs import StagePlan, StageSpec
 from . import register
-from .base import JudgmentError, Protocol, language_name, require_item_id, require_number, require_only
+from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_number, require_only
 from .options import Option
 from .post_edit import EDIT_OPTIONS
 from .ranking import RANKING_OPTIONS
@@ -93,8 +93,7 @@ class ReferenceTranslation(Protocol):
     name = "reference-translation"
     label = "Crowd reference translations (translate, then detect MT)"
     family = "reference-translation"
-    template = "annotation/screens/reference_translation.html"
-    script = "annotation/reference_translation.js"
+    screen = Screen("annotation/screens/reference_translation.html", ("annotation/reference_translation.js",))
     stage_name = "translate"
     default_redundancy = 5
     own_options = TRANSLATE_OPTIONS
@@ -189,8 +188,8 @@ class ReferenceTranslationDetect(Protocol):
     name = "reference-translation-detect"
     label = "Crowd reference translations: detect machine translation (stage of reference-translation)"
     family = "reference-translation"
-    template = "annotation/screens/reference_translation_detect.html"
-    script = "annotation/reference_translation_detect.js"
+    screen = Screen("annotation/screens/reference_translation_detect.html",
+                    ("annotation/reference_translation_detect.js",))
     stage_name = "detect-mt"
     stage_only = True
 

@@ -153,7 +153,7 @@
     }
   });
 
-  window.HitScreens.register("acceptance", {
+  window.HitScreens.register({
     show: function (item) {
       serial += 1;
       sending = false;

@@ -142,7 +142,7 @@
     }
   });
 
-  hit.register("error-spans", {
+  hit.register({
     show: function (item) {
       window.SpanEditor.forget();
       sending = false;

@@ -89,7 +89,7 @@
     }
   });
 
-  hit.register("error-spans", {
+  hit.register({
     show: function (item) {
       window.SpanEditor.forget();
       sending = false;

@@ -46,7 +46,7 @@
     }
   });
 
-  window.HitScreens.register("pairwise", {
+  window.HitScreens.register({
     show: function (item) {
       var hasSource = item.source !== undefined;
       box.classList.toggle("with-source", hasSource);

@@ -236,39 +236,36 @@
 
   window.addEventListener("resize", fitAll);
 
-  function register(name) {
-    hit.register(name, {
-      show: function (item) {
-        serial += 1;
-        sending = false;
-        rowsEl.textContent = "";
-        var outputs = Array.isArray(item.outputs) ? item.outputs : [];
-        var references = Array.isArray(item.reference) ? item.reference : [];
-        var sources = Array.isArray(item.source) ? item.source : [];
-        var nth = function (list) {
-          return outputs.map(function (_, i) { return typeof list[i] === "string" ? list[i] : ""; });
-        };
-        item = {outputs: outputs, source: nth(sources), reference: nth(references)};
-        rows = outputs.map(function (_, i) { return buildRow(item, i); });
-        rows.forEach(showWarning);
-        update();
-        window.scrollTo(0, 0);  // a new screen starts at its top (phones)
-        fitAll();
-      },
-      focus: function () {  // the first box, with the cursor at its end (a phone's keyboard is not opened)
-        fitAll();
-        if (!rows.length) { return; }
-        var coarse = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
-        if (coarse) { return; }
-        var first = rows[0].box;
-        first.focus({preventScroll: true});
-        first.setSelectionRange(first.value.length, first.value.length);
-      },
-      unlock: function () {
-        setSending(false);
-        showRefusal();
-      }
-    });
-  }
-  register("post-edit");
+  hit.register({
+    show: function (item) {
+      serial += 1;
+      sending = false;
+      rowsEl.textContent = "";
+      var outputs = Array.isArray(item.outputs) ? item.outputs : [];
+      var references = Array.isArray(item.reference) ? item.reference : [];
+      var sources = Array.isArray(item.source) ? item.source : [];
+      var nth = function (list) {
+        return outputs.map(function (_, i) { return typeof list[i] === "string" ? list[i] : ""; });
+      };
+      item = {outputs: outputs, source: nth(sources), reference: nth(references)};
+      rows = outputs.map(function (_, i) { return buildRow(item, i); });
+      rows.forEach(showWarning);
+      update();
+      window.scrollTo(0, 0);  // a new screen starts at its top (phones)
+      fitAll();
+    },
+    focus: function () {  // the first box, with the cursor at its end (a phone's keyboard is not opened)
+      fitAll();
+      if (!rows.length) { return; }
+      var coarse = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+      if (coarse) { return; }
+      var first = rows[0].box;
+      first.focus({preventScroll: true});
+      first.setSelectionRange(first.value.length, first.value.length);
+    },
+    unlock: function () {
+      setSending(false);
+      showRefusal();
+    }
+  });
 })();

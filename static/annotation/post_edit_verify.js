@@ -163,7 +163,5 @@
       update();
     }
   };
-  // Both stages are the "post-edit" family; only one of the two scripts is on a page.
-  hit.register("post-edit", screen);
-  hit.register("post-edit-verify", screen);
+  hit.register(screen);
 })();

@@ -139,7 +139,7 @@
     }
   });
 
-  window.HitScreens.register("ranking", {
+  window.HitScreens.register({
     show: function (item) {
       serial += 1;
       sending = false;

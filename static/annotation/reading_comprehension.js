@@ -270,6 +270,5 @@
       update();
     }
   };
-  ["reading-comprehension", "reading-comprehension-vote", "reading-comprehension-answer",
-   "reading-comprehension-grade"].forEach(function (name) { hit.register(name, handlers); });
+  hit.register(handlers);
 })();

@@ -196,7 +196,7 @@
 
   window.addEventListener("resize", function () { rows.forEach(function (row) { fit(row.box); }); });
 
-  hit.register("reference-translation", {
+  hit.register({
     show: function (item) {
       serial += 1;
       sending = false;

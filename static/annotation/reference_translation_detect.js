@@ -75,7 +75,7 @@
     }
   });
 
-  hit.register("reference-translation", {
+  hit.register({
     show: function (item) {
       sending = false;
       sourceEl.textContent = typeof item.source === "string" ? item.source : "";

@@ -199,7 +199,7 @@
     });
   }
 
-  window.HitScreens.register("direct-assessment", {
+  window.HitScreens.register({
     show: function (item) {
       shownItem = item;
       var context = item.reference !== undefined ? item.reference : item.source;
