@@ -146,7 +146,8 @@ class PostEditVerify(Protocol):
     name = "post-edit-verify"
     label = "Post-editing: verify the edits (stage of post-edit)"
     family = "post-edit"
-    screen = Screen("annotation/screens/post_edit_verify.html", ("annotation/post_edit_verify.js",))
+    screen = Screen("annotation/screens/post_edit_verify.html",
+                    ("annotation/choice_rows.js", "annotation/post_edit_verify.js"))
     stage_name = "verify"
     stage_only = True
 
