@@ -128,18 +128,8 @@
   }
   button.addEventListener("click", submit);
 
-  document.addEventListener("keydown", function (event) {
-    if (event.defaultPrevented || hit.isPaused() || !columns.length || box.offsetParent === null) { return; }
-    if (window.SpanEditor.handleKey(event)) {
-      event.preventDefault();
-      return;
-    }
-    var active = document.activeElement;
-    if (event.key === "Enter") {
-      if (event.repeat || (active && active !== button && active.tagName === "BUTTON")) { return; }
-      event.preventDefault();
-      submit();
-    }
+  window.SpanEditor.listenKeys({
+    box: box, button: button, submit: submit, ready: function () { return columns.length > 0; }
   });
 
   hit.register({

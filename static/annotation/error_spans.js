@@ -72,20 +72,11 @@
   }
   button.addEventListener("click", submit);
 
-  document.addEventListener("keydown", function (event) {
-    if (event.defaultPrevented || hit.isPaused() || !editor || box.offsetParent === null) { return; }
-    if (window.SpanEditor.handleKey(event)) {
-      event.preventDefault();
-      return;
-    }
-    var active = document.activeElement;
-    if (event.key === "Enter") {
-      if (event.repeat || (active && active !== button && active.tagName === "BUTTON")) { return; }
-      event.preventDefault();
-      submit();
-    } else if ((!active || active === document.body || active === button) && !event.ctrlKey && !event.metaKey &&
-               slider.key(event)) {
-      event.preventDefault();  // slider keys work even after a click elsewhere took the focus (slider.js)
+  window.SpanEditor.listenKeys({
+    box: box, button: button, submit: submit, ready: function () { return !!editor; },
+    more: function (event, active) {  // slider keys work even after a click elsewhere took the focus (slider.js)
+      return (!active || active === document.body || active === button) && !event.ctrlKey && !event.metaKey &&
+        slider.key(event);
     }
   });
 

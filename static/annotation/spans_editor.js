@@ -1,5 +1,5 @@
 /* What the error-span screens share (error_spans.js: ESA and MQM; contrastive_esa.js; docs/methods.md §11):
-   window.SpanEditor = {create, slider, handleKey, forget, coarse}. The editor is in parts, loaded in this
+   window.SpanEditor = {create, slider, handleKey, listenKeys, forget, coarse}. The editor is in parts, loaded in this
    order after hit.js: spans_editor.js (this file: an editor's marked errors and what is selected),
    spans_text.js (code points, grapheme and word boundaries), spans_render.js (the line and the cursor),
    spans_selection.js (mouse, touch and keyboard selecting), spans_menus.js (severities, categories and
@@ -237,5 +237,27 @@
     if (focused && active === focused.text && focused.textKey(event)) { return true; }
     var editor = focused || state.last;
     return !!editor && editor.commandKey(event);
+  };
+
+  /* The keys of a screen of editors (screen: {box, button, submit(), ready(), more(event, active)?}): the
+     editors' keys first, then Enter submits (not from another button), then `more` may take the rest (true when
+     it did). Nothing while the screen is hidden or paused, or not ready(). */
+  S.listenKeys = function (screen) {
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || window.HitScreens.isPaused() || !screen.ready() ||
+          screen.box.offsetParent === null) { return; }
+      if (S.handleKey(event)) {
+        event.preventDefault();
+        return;
+      }
+      var active = document.activeElement;
+      if (event.key === "Enter") {
+        if (event.repeat || (active && active !== screen.button && active.tagName === "BUTTON")) { return; }
+        event.preventDefault();
+        screen.submit();
+      } else if (screen.more && screen.more(event, active)) {
+        event.preventDefault();
+      }
+    });
   };
 })();
