@@ -89,7 +89,7 @@ def child(path: str) -> None:
     from django.db import connection, transaction
 
     from annotation.models import Judgment
-    from annotation.services.mqm_tsv_import import parse_mqm_tsv
+    from annotation.protocols.error_spans.mqm_tsv import parse_mqm_tsv
 
     class Rollback(Exception):
         pass

@@ -10,9 +10,9 @@ import pytest
 from annotation.models import Assignment, HitItem, Judgment
 from annotation.protocols import get_protocol
 from annotation.protocols.direct_assessment import SQM_MARKS
+from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.services.campaign_import import import_campaign
 from annotation.services.degradation import degrade_adequacy
-from annotation.services.document_builder import plan_document_hits
 from annotation.services.hit_builder import CampaignContent, OutputRef, SegmentRef, plan_da_hits
 from evaluation.analyses import compute_results
 

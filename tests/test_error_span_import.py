@@ -24,10 +24,10 @@ from annotation.models import (
     SystemOutput,
 )
 from annotation.protocols import get_protocol
+from annotation.protocols.error_spans.esa_jsonl import parse_esa_jsonl
+from annotation.protocols.error_spans.mqm_tsv import parse_mqm_tsv, strip_marks
 from annotation.services.campaign_import import CampaignFileError, import_campaign
-from annotation.services.esa_jsonl_import import parse_esa_jsonl
 from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
-from annotation.services.mqm_tsv_import import parse_mqm_tsv, strip_marks
 from evaluation.stats.error_spans import GOOGLE, error_weights, item_means, mqm_segment_scores, system_means
 
 pytestmark = pytest.mark.django_db

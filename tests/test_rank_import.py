@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Assignment, Campaign, HitItem, Judgment, System
+from annotation.protocols.ranking.formats import parse_wmt_rank
 from annotation.services.campaign_import import CampaignFileError
 from annotation.services.judgment_import import JUDGMENT_FORMATS, import_judgments
-from annotation.services.rank_import import parse_wmt_rank
 
 WMT13_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,system2Number,"
                 "system2Id,system3Number,system3Id,system4Number,system4Id,system5Number,system5Id,system1rank,"

@@ -219,16 +219,16 @@ def imported_annotators(names: list[str]) -> list[int]:
     return [known[w] for w in names]
 
 
-from .pairwise_import import parse_pairwise_csv  # noqa: E402  (uses the helpers above)
+from annotation.protocols.pairwise.formats import parse_pairwise_csv  # noqa: E402  (uses the helpers above)
 
 JUDGMENT_FORMATS["pairwise-csv"] = parse_pairwise_csv
 
-from .rank_import import parse_wmt_rank  # noqa: E402
+from annotation.protocols.ranking.formats import parse_wmt_rank  # noqa: E402
 
 JUDGMENT_FORMATS["wmt-rank"] = parse_wmt_rank
 
-from .esa_jsonl_import import parse_esa_jsonl  # noqa: E402
-from .mqm_tsv_import import parse_mqm_tsv  # noqa: E402
+from annotation.protocols.error_spans.esa_jsonl import parse_esa_jsonl  # noqa: E402
+from annotation.protocols.error_spans.mqm_tsv import parse_mqm_tsv  # noqa: E402
 
 JUDGMENT_FORMATS["mqm-tsv"] = parse_mqm_tsv
 JUDGMENT_FORMATS["esa-jsonl"] = parse_esa_jsonl

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 from annotation.models import Campaign, Judgment, Segment, SystemOutput
 from annotation.protocols import all_protocols
-from annotation.services.mqm_tsv_import import spreadsheet_safe
+from annotation.protocols.error_spans.mqm_tsv import spreadsheet_safe
 
 from .csv_export import csv_lines
 

@@ -16,10 +16,8 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from ..services.stage_specs import StagePlan, StageSpec
-from . import register
-from .base import (
+from annotation.protocols import register
+from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
@@ -29,8 +27,10 @@ from .base import (
     require_only,
     require_yes_no,
 )
-from .options import Option
-from .ranking import RANKING_OPTIONS
+from annotation.protocols.options import Option
+from annotation.protocols.ranking import RANKING_OPTIONS
+from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_EDIT = 5_000
@@ -172,7 +172,7 @@ class PostEditVerify(Protocol):
         """One item per edited sentence of a finished edit HIT not yet in a verify HIT; full HITs of `hit_size`
         items, and the rest once the edit stage is complete. A HIT holds edits of several editors, and a worker
         never gets one holding their own edits when `exclude_own_work` is on."""
-        from ..models import Assignment, HitItem, Judgment
+        from annotation.models import Assignment, HitItem, Judgment
 
         used = {(p["judgment"], p["index"]) for p in HitItem.objects.filter(hit__campaign=stage)
                 .values_list("payload", flat=True)}
@@ -215,7 +215,7 @@ class ScreenRow:
 def screen_rows(items) -> dict[int, list[ScreenRow]]:
     """The sentences of edit screens (HitItems of `post-edit`), by item id: `count` consecutive segments of the
     item's document from the item's segment on, in the item's system's translation."""
-    from ..models import Segment, SystemOutput
+    from annotation.models import Segment, SystemOutput
 
     items = list(items)
     documents = {i.segment.document_id for i in items}

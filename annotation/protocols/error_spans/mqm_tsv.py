@@ -19,8 +19,7 @@ import re
 from collections.abc import Iterable
 from operator import itemgetter
 
-from .campaign_import import MAX_TEXT, Problems, unstorable
-from .error_span_store import (
+from annotation.protocols.error_spans.store import (
     INTEGER,
     LIMIT,
     MAX_CATEGORY,
@@ -32,7 +31,8 @@ from .error_span_store import (
     language_pair,
     parsed_error_spans,
 )
-from .text_lines import is_binary_file, numbered_lines, split_binary
+from annotation.services.campaign_import import MAX_TEXT, Problems, unstorable
+from annotation.services.text_lines import is_binary_file, numbered_lines, split_binary
 
 MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 MQM_OPTIONAL = ("comment",)

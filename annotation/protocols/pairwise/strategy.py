@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from ..services.pairwise_builder import UNITS, crosses_over, exposure, plan_pairwise_hits
-from . import register
-from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
-from .options import Option
+from annotation.protocols import register
+from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
+from annotation.protocols.options import Option
+from annotation.protocols.pairwise.planner import UNITS, crosses_over, exposure, plan_pairwise_hits
 
 CHOICES = ("A", "B", "tie")
 #: Läubli et al. 2018 §2.2: 5 spam documents per 55 and 16 spam sentences per 120.

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import random
 
-from ..services.error_span_builder import plan_contrastive_hits, plan_span_hits
-from ..services.hit_builder import HitPlanError
-from ..services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
-from . import register
-from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_number, require_only
-from .direct_assessment import DA_OPTIONS
-from .options import Option
+from annotation.protocols import register
+from annotation.protocols.base import (
+    JudgmentError,
+    Protocol,
+    Screen,
+    language_name,
+    require_item_id,
+    require_number,
+    require_only,
+)
+from annotation.protocols.direct_assessment import DA_OPTIONS
+from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
+from annotation.protocols.options import Option
+from annotation.services.hit_builder import HitPlanError
+from annotation.services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 
 #: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
 _SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
@@ -126,7 +134,7 @@ class ErrorSpans(Protocol):
                                        f"{system[:40]!r}: {exc}") from None
 
     def _document(self, item, system_id: int) -> list[dict]:
-        from ..models import Segment, SystemOutput
+        from annotation.models import Segment, SystemOutput
 
         segments = list(Segment.objects.filter(document_id=item.segment.document_id).order_by("seg_id")
                         .values_list("id", "source"))
@@ -234,7 +242,7 @@ class ContrastiveEsa(ErrorSpans):
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:
-        from ..models import Segment, SystemOutput
+        from annotation.models import Segment, SystemOutput
 
         options = item.hit.campaign.options or {}
         segment = item.segment
@@ -288,7 +296,7 @@ class ContrastiveEsa(ErrorSpans):
         return {"scores": scores, "spans": spans}
 
     def check_answer(self, item, fields: dict) -> None:
-        from .ranking import answers_every_key
+        from annotation.protocols.ranking import answers_every_key
 
         keys = answers_every_key(item, fields["scores"], "a score")
         texts = {c["key"]: c["text"] for c in self.item_payload(item)["candidates"]}

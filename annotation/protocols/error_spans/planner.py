@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import random
 
-from .degradation import CannotDegrade, degrade_adequacy
-from .hit_builder import CampaignContent, HitPlanError, ItemPlan
-from .ranking_builder import new_key
+from annotation.protocols.ranking.planner import new_key
+from annotation.services.degradation import CannotDegrade, degrade_adequacy
+from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 
 
 def _is_tutorial(content: CampaignContent, index: int) -> bool:

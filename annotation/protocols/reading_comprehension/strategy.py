@@ -26,7 +26,19 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from ..services.comprehension import (  # noqa: F401  (also read as this module's: rc.select_questions, …)
+from annotation.protocols import register
+from annotation.protocols.base import (
+    EXCLUDE_OWN_WORK,
+    JudgmentError,
+    Protocol,
+    Screen,
+    language_name,
+    require_item_id,
+    require_only,
+    require_yes_no,
+)
+from annotation.protocols.options import Option
+from annotation.services.comprehension import (  # noqa: F401  (also read as this module's: rc.select_questions, …)
     answer_flags,
     article_texts,
     completed_per_hit,
@@ -38,20 +50,8 @@ from ..services.comprehension import (  # noqa: F401  (also read as this module'
     used_keys,
     vote_summary,
 )
-from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from ..services.stage_specs import StagePlan, StageSpec
-from . import register
-from .base import (
-    EXCLUDE_OWN_WORK,
-    JudgmentError,
-    Protocol,
-    Screen,
-    language_name,
-    require_item_id,
-    require_only,
-    require_yes_no,
-)
-from .options import Option
+from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.services.stage_specs import StagePlan, StageSpec
 
 QUESTIONS_PER_ARTICLE = 3
 MAX_QUESTION = 500
@@ -209,7 +209,7 @@ class ReadingComprehensionVote(_Stage):
                 "number, date or yes/no question)? Is it redundant with another question?")
 
     def item_payload(self, item) -> dict:
-        from ..models import HitItem
+        from annotation.models import HitItem
 
         others = [{"id": p["question"], "question": text} for text, p in HitItem.objects.filter(hit_id=item.hit_id)
                   .exclude(pk=item.pk).order_by("position").values_list("text", "payload")]
@@ -221,7 +221,7 @@ class ReadingComprehensionVote(_Stage):
 
     def curation_rows(self, campaign) -> list[dict]:
         """Every question of the vote stage with the judges' decision and the researcher's override."""
-        from ..models import Hit
+        from annotation.models import Hit
 
         rows = []
         for hit_id in Hit.objects.filter(campaign=campaign).order_by("number").values_list("pk", flat=True):
@@ -249,7 +249,7 @@ class ReadingComprehensionVote(_Stage):
         return {"answer": {"good": good, "redundant_with": redundant}}
 
     def check_answer(self, item, fields: dict) -> None:
-        from ..models import HitItem
+        from annotation.models import HitItem
 
         redundant = fields["answer"]["redundant_with"]
         if redundant is None:
@@ -261,7 +261,7 @@ class ReadingComprehensionVote(_Stage):
 
     def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
         """One HIT per article whose write items have all their writers (or the write stage is complete)."""
-        from ..models import HitItem
+        from annotation.models import HitItem
 
         used = used_keys(stage, "write_item")
         judgments = list(done_judgments(source).values_list("pk", "annotator_id", "answer", "item_id"))
@@ -332,7 +332,7 @@ class ReadingComprehensionAnswer(_Stage):
     def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
         """Per vote HIT (article) with all its votes in: the kept questions, and one HIT per translation of the
         article, shuffled. The writers and voters of the article are kept out of them."""
-        from ..models import Hit, HitItem, Segment, System, SystemOutput
+        from annotation.models import Hit, HitItem, Segment, System, SystemOutput
 
         root = source.stage_input
         used = used_keys(stage, "vote_hit")
@@ -393,7 +393,7 @@ class ReadingComprehensionGrade(_Stage):
     def plan_stage(self, stage, source, source_complete: bool) -> StagePlan:
         """One item per non-empty answer of a finished answer HIT not yet graded; full HITs of `hit_size` items,
         and the rest once the answer stage is complete. A judge never grades their own answers."""
-        from ..models import HitItem
+        from annotation.models import HitItem
 
         used = {(p.get("judgment"), p.get("question")) for p in HitItem.objects.filter(hit__campaign=stage)
                 .values_list("payload", flat=True)}

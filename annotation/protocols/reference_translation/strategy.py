@@ -25,13 +25,21 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from ..services.stage_specs import StagePlan, StageSpec
-from . import register
-from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_number, require_only
-from .options import Option
-from .post_edit import EDIT_OPTIONS
-from .ranking import RANKING_OPTIONS
+from annotation.protocols import register
+from annotation.protocols.base import (
+    JudgmentError,
+    Protocol,
+    Screen,
+    language_name,
+    require_item_id,
+    require_number,
+    require_only,
+)
+from annotation.protocols.options import Option
+from annotation.protocols.post_edit import EDIT_OPTIONS
+from annotation.protocols.ranking import RANKING_OPTIONS
+from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_TRANSLATION = 5_000
@@ -231,7 +239,7 @@ class ReferenceTranslationDetect(Protocol):
         or the translate stage is complete: the sentence's translations and its system outputs, shuffled. Full
         HITs of `hit_size` items, and the rest once the translate stage is complete. A worker never gets a HIT
         holding their own translations when `exclude_own_work` is on."""
-        from ..models import Assignment, HitItem, Judgment
+        from annotation.models import Assignment, HitItem, Judgment
 
         used = {(p["translate_item"], p["index"]) for p in HitItem.objects.filter(hit__campaign=stage)
                 .values_list("payload", flat=True)}
@@ -284,7 +292,7 @@ class ScreenRow:
 def screen_rows(items) -> dict[int, list[ScreenRow]]:
     """The sentences of translate screens (HitItems of `reference-translation`), by item id: `count` consecutive
     segments of the item's document from the item's segment on."""
-    from ..models import Segment
+    from annotation.models import Segment
 
     items = list(items)
     documents = {i.segment.document_id for i in items}
@@ -299,7 +307,7 @@ def screen_rows(items) -> dict[int, list[ScreenRow]]:
 def mt_outputs(segments) -> dict[int, list[tuple[str, int, str]]]:
     """The campaign's system outputs (the machine translations) of these segments: {segment pk: [(system name,
     output pk, text)]}, systems in their stored order."""
-    from ..models import SystemOutput
+    from annotation.models import SystemOutput
 
     out: dict[int, list[tuple[str, int, str]]] = {}
     for segment, name, pk, text in (SystemOutput.objects.filter(segment_id__in=set(segments))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.utils import timezone
 
-from ..models import (
+from annotation.models import (
     Assignment,
     Campaign,
     Document,
@@ -33,9 +33,9 @@ from ..models import (
     SystemOutput,
     new_token,
 )
-from .bulk import insert
-from .campaign_import import CampaignFileError, Problems, study_named, unique_slug
-from .judgment_import import JudgmentImportResult, ParsedJudgments, imported_annotators
+from annotation.services.bulk import insert
+from annotation.services.campaign_import import CampaignFileError, Problems, study_named, unique_slug
+from annotation.services.judgment_import import JudgmentImportResult, ParsedJudgments, imported_annotators
 
 MAX_NAME, MAX_RATER, MAX_CATEGORY, MAX_LANGUAGE = 200, 255, 100, 16
 #: Items per imported HIT: a rater's judgments are split into HITs of this many (positions are small integers).

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..protocols import all_protocols
-from .campaign_import import CampaignFileError
-from .judgment_import import JudgmentRow, ParsedJudgments, text_field
-from .text_lines import csv_fields, numbered_lines
+from annotation.protocols import all_protocols
+from annotation.services.campaign_import import CampaignFileError
+from annotation.services.judgment_import import JudgmentRow, ParsedJudgments, text_field
+from annotation.services.text_lines import csv_fields, numbered_lines
 
 HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
 CRITERIA = ("adequacy", "fluency")

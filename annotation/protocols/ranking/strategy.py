@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from ..services.ranking_builder import GOLD_MODES, plan_ranking_hits
-from . import register
-from .base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
-from .direct_assessment import DA_OPTIONS
-from .options import Option
+from annotation.protocols import register
+from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
+from annotation.protocols.direct_assessment import DA_OPTIONS
+from annotation.protocols.options import Option
+from annotation.protocols.ranking.planner import GOLD_MODES, plan_ranking_hits
 
 MAX_SCREEN_SIZE = 20
 DEFAULT_GOLD_RATE = 0.10
@@ -122,7 +122,7 @@ class Ranking(Protocol):
         options = campaign.options or {}
         if options.get("gold", "none") == "none":
             return None
-        from ..models import Judgment
+        from annotation.models import Judgment
 
         judged = Judgment.objects.filter(campaign=campaign, annotator=annotator, item__item_type="gold").values_list(
             "ranks", "item__payload")
@@ -141,7 +141,7 @@ class Ranking(Protocol):
         return None
 
     def item_payload(self, item) -> dict:
-        from ..models import SystemOutput
+        from annotation.models import SystemOutput
 
         stored = item.payload
         segment = item.segment

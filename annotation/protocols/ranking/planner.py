@@ -19,8 +19,8 @@ import math
 import random
 import secrets
 
-from .degradation import CannotDegrade, degrade_adequacy
-from .hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.services.degradation import CannotDegrade, degrade_adequacy
+from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 
 GOLD_MODES = ("none", "best", "best-worst")
 KEY_BYTES = 4

@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from ..services.adaptive_rules import adaptive_problems
-from ..services.degradation import degrade_adequacy, degrade_fluency
-from ..services.document_builder import plan_document_hits
-from ..services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
-from . import register
-from .base import Protocol, Screen, language_name, require_item_id, require_number, require_only
-from .options import Option
+from annotation.protocols import register
+from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
+from annotation.protocols.direct_assessment.planner import plan_document_hits
+from annotation.protocols.options import Option
+from annotation.services.adaptive_rules import adaptive_problems
+from annotation.services.degradation import degrade_adequacy, degrade_fluency
+from annotation.services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 
 #: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
 #: services.adaptive_rules.adaptive_problems.
@@ -184,7 +184,7 @@ class DirectAssessment(Protocol):
         """A document-mode item: the unit's segments as this HIT shows them (degraded in a bad copy), each with
         the id of its item so the screen can show the scores already given; `current` is the segment being
         rated, null for the document item."""
-        from ..models import HitItem
+        from annotation.models import HitItem
 
         first, count = int(stored["first"]), int(stored["count"])
         items = list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)

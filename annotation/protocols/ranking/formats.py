@@ -25,9 +25,9 @@ import abc
 import re
 from collections.abc import Iterable
 
-from .campaign_import import CampaignFileError, Problems
-from .judgment_import import JudgmentRow, ParsedJudgments, text_field
-from .text_lines import csv_fields, numbered_lines
+from annotation.services.campaign_import import CampaignFileError, Problems
+from annotation.services.judgment_import import JudgmentRow, ParsedJudgments, text_field
+from annotation.services.text_lines import csv_fields, numbered_lines
 
 #: WMT08's row types (the `rows` option) and the protocol each is imported as.
 ROW_TYPES = {"RANK": "ranking", "CONSTITUENT": "ranking-constituent",

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from .campaign_import import MAX_TEXT, Problems, too_deep, unstorable
-from .error_span_store import (
+from annotation.protocols.error_spans.store import (
     INTEGER,
     LIMIT,
     MAX_CATEGORY,
@@ -24,8 +23,9 @@ from .error_span_store import (
     language_pair,
     parsed_error_spans,
 )
-from .spans import SEVERITIES, SpanError, check_spans
-from .text_lines import bounded_number, numbered_lines
+from annotation.services.campaign_import import MAX_TEXT, Problems, too_deep, unstorable
+from annotation.services.spans import SEVERITIES, SpanError, check_spans
+from annotation.services.text_lines import bounded_number, numbered_lines
 
 ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")

@@ -1,0 +1,2 @@
+"""The reading comprehension protocol package: its strategy, and (moving in) its HIT planner, formats and screen."""
+from .strategy import *  # noqa: F401,F403
