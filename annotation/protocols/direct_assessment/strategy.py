@@ -104,7 +104,7 @@ SQM_MARKS = (
 
 class DirectAssessment(Protocol):
     family = "direct-assessment"
-    screen = Screen("annotation/screens/slider.html", ("annotation/slider.js",))
+    screen = Screen("direct_assessment/slider.html", ("direct_assessment/slider.js",))
     requires_reference = True
     own_options = DA_OPTIONS
 

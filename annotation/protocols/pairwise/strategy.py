@@ -36,7 +36,7 @@ PAIRWISE_OPTIONS = (
 
 class Pairwise(Protocol):
     family = "pairwise"
-    screen = Screen("annotation/screens/pairwise.html", ("annotation/pairwise.js",))
+    screen = Screen("pairwise/pairwise.html", ("pairwise/pairwise.js",))
     own_options = PAIRWISE_OPTIONS
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):

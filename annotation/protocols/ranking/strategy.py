@@ -71,7 +71,7 @@ def answers_every_key(item, given: dict, what: str) -> list[str]:
 
 class Ranking(Protocol):
     family = "ranking"
-    screen = Screen("annotation/screens/ranking.html", ("annotation/choice_rows.js", "annotation/ranking.js"))
+    screen = Screen("ranking/ranking.html", ("annotation/choice_rows.js", "ranking/ranking.js"))
     own_options = RANKING_OPTIONS
     constituent = False
 
@@ -210,7 +210,7 @@ class ConstituentAcceptance(ConstituentRanking):
     """For each highlighted phrase: is it an acceptable translation of the highlighted source phrase?"""
 
     family = "acceptance"
-    screen = Screen("annotation/screens/acceptance.html", ("annotation/choice_rows.js", "annotation/acceptance.js"))
+    screen = Screen("ranking/acceptance.html", ("annotation/choice_rows.js", "ranking/acceptance.js"))
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)

@@ -102,7 +102,7 @@ class ReadingComprehension(Protocol):
     name = "reading-comprehension"
     label = "Reading comprehension (write questions, vote, answer, grade)"
     family = "reading-comprehension"
-    screen = Screen("annotation/screens/reading_comprehension_write.html", ("annotation/reading_comprehension.js",))
+    screen = Screen("reading_comprehension/write.html", ("reading_comprehension/reading_comprehension.js",))
     requires_reference = True
     stage_name = "write"
     default_redundancy = 2
@@ -201,7 +201,7 @@ class ReadingComprehensionVote(_Stage):
 
     name = "reading-comprehension-vote"
     label = "Reading comprehension: vote on the questions (stage of reading-comprehension)"
-    screen = Screen("annotation/screens/reading_comprehension_vote.html", ("annotation/reading_comprehension.js",))
+    screen = Screen("reading_comprehension/vote.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "vote"
 
     def default_statement(self, language: str) -> str:
@@ -293,7 +293,7 @@ class ReadingComprehensionAnswer(_Stage):
 
     name = "reading-comprehension-answer"
     label = "Reading comprehension: answer the questions (stage of reading-comprehension)"
-    screen = Screen("annotation/screens/reading_comprehension_answer.html", ("annotation/reading_comprehension.js",))
+    screen = Screen("reading_comprehension/answer.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "answer"
 
     def default_statement(self, language: str) -> str:
@@ -375,7 +375,7 @@ class ReadingComprehensionGrade(_Stage):
 
     name = "reading-comprehension-grade"
     label = "Reading comprehension: grade the answers (stage of reading-comprehension)"
-    screen = Screen("annotation/screens/reading_comprehension_grade.html", ("annotation/reading_comprehension.js",))
+    screen = Screen("reading_comprehension/grade.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "grade"
 
     def default_statement(self, language: str) -> str:
