@@ -73,8 +73,13 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # as APP_DIRS, then the screens inside protocol packages (annotation/views/screen_files.py)
+            "loaders": [("django.template.loaders.cached.Loader", [
+                "django.template.loaders.filesystem.Loader",
+                "django.template.loaders.app_directories.Loader",
+                "annotation.views.screen_files.ProtocolTemplateLoader",
+            ])],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -120,6 +125,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "annotation.views.screen_files.ProtocolStaticFinder",  # the screens' scripts inside the protocol packages
+]
 # `collectstatic` writes here; with DEBUG off the pages name the hashed files listed in its
 # staticfiles.json, and start-up stops with a message when it is missing (config/checks.py).
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))

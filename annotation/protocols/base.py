@@ -5,6 +5,7 @@ import math
 import random
 import string
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -196,6 +197,16 @@ EXCLUDE_OWN_WORK = Option(
     target="options")
 
 
+@dataclass(frozen=True)
+class Screen:
+    """A protocol's rating screen (its screen role): the template the HIT page includes and the static scripts it
+    loads, in order, after the page's own (copy.js, hit.js); the page includes exactly these, so a protocol from
+    another package brings its own screen and no shared page or script names a protocol."""
+
+    template: str
+    scripts: tuple[str, ...] = ()
+
+
 class Protocol:
     """Base class. Subclasses set the attributes and implement the methods below."""
 
@@ -203,9 +214,8 @@ class Protocol:
     label: str = ""
     #: Which statistics apply: the evaluation app maps a family to its analyses.
     family: str = ""
-    #: The rating screen's template and script.
-    template: str = ""
-    script: str = ""
+    #: The rating screen (templates/annotation/hit.html includes its template and scripts).
+    screen: Screen | None = None
     #: Campaign-file fields a segment must carry (beyond source and systems).
     requires_reference: bool = False
 

@@ -305,7 +305,6 @@ def hit_page(request, token: str):
     protocol = campaign.protocol_spec
     config = {
         "api": f"/api/hit/{token}/",
-        "family": protocol.family,
         "completion_redirect_ms": COMPLETION_REDIRECT_MS,
     }
     return render(request, "annotation/hit.html", {

@@ -1,14 +1,15 @@
 /* The HIT controller: fetches the current state, hands the item to the protocol's screen,
    posts answers, and shows progress and the completion code (then goes on to the campaign's
    completion URL, if it has one). A paused campaign (423) or a closed one (410 with "closed")
-   hides the item and says so; the HIT stays the worker's. Screens register with
-   HitScreens.register(family, {show(item), focus()}) and call HitScreens.submit(answer). An answer whose POST
+   hides the item and says so; the HIT stays the worker's. The page loads exactly one screen, the scripts its
+   protocol declares (annotation.protocols.base.Screen); it registers with HitScreens.register({show(item),
+   focus(), unlock()?}) and calls HitScreens.submit(answer). An answer whose POST
    fails with a 5xx or a network error is sent once more by itself after a short pause: a replay of the item just
    saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits. */
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("hit-config").textContent);
-  var screens = {};
+  var screen = null;  // the one screen on the page (HitScreens.register)
   var current = null;
   var busy = false;
   var screenEl = document.getElementById("screen");
@@ -38,7 +39,7 @@
     instructionsEl.hidden = !open;
     if (current && !current.done) { screenEl.hidden = open; }
     if (open) { document.getElementById("begin").focus(); } else if (current && !current.done) {
-      screens[config.family].focus();
+      screen.focus();
     }
   }
 
@@ -85,13 +86,13 @@
       return;
     }
     setProgress(state.position, state.total);
-    screens[config.family].show(state.item);
+    screen.show(state.item);
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
       return;
     }
     screenEl.hidden = instructionsOpen;
-    if (!instructionsOpen) { screens[config.family].focus(); }
+    if (!instructionsOpen) { screen.focus(); }
   }
 
   function call(method, body) {
@@ -123,7 +124,6 @@
   }
 
   function unlock() {
-    var screen = screens[config.family];
     if (screen && screen.unlock) { screen.unlock(); }
   }
 
@@ -200,7 +200,7 @@
     languageName: languageName,
     element: element,
     fillText: fillText,
-    register: function (family, screen) { screens[family] = screen; },
+    register: function (shown) { screen = shown; },
     submit: submit,
     isBusy: function () { return busy; },
     isPaused: function () { return instructionsOpen || halted; }

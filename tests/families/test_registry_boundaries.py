@@ -1,7 +1,13 @@
 """Architectural promises, checked by parsing the code: nothing outside the two registries
-(annotation/protocols/ and evaluation/families/) branches on a protocol or family name."""
+(annotation/protocols/ and evaluation/families/) branches on a protocol or family name, and no shared template
+or script names one."""
 import ast
+import re
+from collections import defaultdict
 from pathlib import Path
+
+from django.contrib.staticfiles import finders
+from django.template.loader import get_template
 
 from annotation.protocols import all_protocols
 from evaluation.families import all_families
@@ -66,3 +72,65 @@ def test_the_check_catches_what_it_is_for():
                      'other = name in ("adequacy", "fluency")\n')
     found = _branches(code, names)
     assert len(found) == 6, found
+
+
+# Screens: a protocol's screen (its template and scripts, annotation.protocols.base.Screen) and a family's results
+# template belong to it; every other template and script is shared, and names no protocol or family.
+QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
+
+
+def _owned_screen_files() -> set[Path]:
+    """The templates and scripts of one family's protocols' screens or of its results page, found as the page
+    finds them (template loaders, staticfiles finders)."""
+    owners = defaultdict(set)
+    for protocol in all_protocols():
+        owners[Path(get_template(protocol.screen.template).origin.name)].add(protocol.family)
+        for script in protocol.screen.scripts:
+            owners[Path(finders.find(script))].add(protocol.family)
+    for family in all_families():
+        if family.template:
+            owners[Path(get_template(family.template).origin.name)].add(family.name)
+    return {path.resolve() for path, families in owners.items() if len(families) == 1}
+
+
+def _shared_screen_files():
+    owned = _owned_screen_files()
+    folders = [ROOT / "templates", ROOT / "static"]
+    for package in CHECKED:
+        folders += [p for p in (ROOT / package).rglob("*") if p.is_dir() and p.name in ("templates", "static")
+                    and not p.relative_to(ROOT).as_posix().startswith(REGISTRIES)]
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".html", ".js", ".txt") and path.resolve() not in owned:
+                yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+
+
+def _named(text: str, names: set[str]) -> list[str]:
+    """Quoted strings that are a protocol or family name, or a path with one as a part (…/ranking.js)."""
+    spellings = names | {name.replace("-", "_") for name in names}
+    found = []
+    for match in QUOTED.finditer(text):
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        parts = [part.split(".")[0] for part in value.split("/")] if "/" in value or "." in value else []
+        if value in spellings or any(part in spellings for part in parts):
+            found.append(f"line {text.count(chr(10), 0, match.start()) + 1}: {value!r}")
+    return found
+
+
+def test_no_shared_template_or_script_names_a_protocol_or_family():
+    names = _registered_names()
+    shared = dict(_shared_screen_files())
+    assert {"templates/annotation/hit.html", "static/annotation/hit.js", "static/annotation/choice_rows.js"} <= set(
+        shared)
+    offences = {path: found for path, text in shared.items() if (found := _named(text, names))}
+    assert offences == {}
+
+
+def test_the_screen_check_catches_what_it_is_for():
+    """Names as keys, compared, or as the file a shared page includes are flagged; prose and classes are not."""
+    names = _registered_names()
+    text = ('hit.register("ranking", screen);\n'
+            '{% if protocol.name == "post-edit" %}{% include "annotation/screens/post_edit_verify.html" %}{% endif %}\n'
+            "<script src=\"{% static 'annotation/acceptance.js' %}\"></script>\n"
+            '<p class="hint">Rank the translations</p>\n')
+    assert len(_named(text, names)) == 4, _named(text, names)

@@ -7,7 +7,7 @@ import random
 from decimal import Decimal
 
 from annotation.protocols import register
-from annotation.protocols.base import Protocol, language_name, require_item_id, require_number, require_only
+from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.protocols.options import Option
 from annotation.services.adaptive_rules import adaptive_problems
@@ -104,8 +104,7 @@ SQM_MARKS = (
 
 class DirectAssessment(Protocol):
     family = "direct-assessment"
-    template = "annotation/screens/slider.html"
-    script = "annotation/slider.js"
+    screen = Screen("direct_assessment/slider.html", ("direct_assessment/slider.js",))
     requires_reference = True
     own_options = DA_OPTIONS
 

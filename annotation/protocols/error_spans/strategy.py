@@ -14,6 +14,7 @@ from annotation.protocols import register
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
+    Screen,
     language_name,
     require_item_id,
     require_number,
@@ -68,12 +69,16 @@ def _candidate_text(item) -> str:
     return item.text or item.output.text
 
 
+#: The error-span editor the screens share (static/error_spans/spans_*.js in this package), in load order.
+SPAN_EDITOR_SCRIPTS = tuple(f"error_spans/spans_{part}.js"
+                            for part in ("editor", "text", "render", "selection", "menus", "slider"))
+
+
 class ErrorSpans(Protocol):
     """ESA; MQM adds a category per span (`mqm=True`)."""
 
     family = "error-spans"
-    template = "annotation/screens/error_spans.html"
-    script = "annotation/error_spans.js"
+    screen = Screen("error_spans/error_spans.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/error_spans.js"))
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name
@@ -225,8 +230,7 @@ class ErrorSpans(Protocol):
 class ContrastiveEsa(ErrorSpans):
     """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""
 
-    template = "annotation/screens/contrastive_esa.html"
-    script = "annotation/contrastive_esa.js"
+    screen = Screen("error_spans/contrastive_esa.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/contrastive_esa.js"))
     #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
     contrastive = True
 

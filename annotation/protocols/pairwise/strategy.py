@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from annotation.protocols import register
-from annotation.protocols.base import JudgmentError, Protocol, language_name, require_item_id, require_only
+from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from annotation.protocols.options import Option
 from annotation.protocols.pairwise.planner import UNITS, crosses_over, exposure, plan_pairwise_hits
 
@@ -36,8 +36,7 @@ PAIRWISE_OPTIONS = (
 
 class Pairwise(Protocol):
     family = "pairwise"
-    template = "annotation/screens/pairwise.html"
-    script = "annotation/pairwise.js"
+    screen = Screen("pairwise/pairwise.html", ("pairwise/pairwise.js",))
     own_options = PAIRWISE_OPTIONS
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):

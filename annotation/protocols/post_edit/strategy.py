@@ -21,6 +21,7 @@ from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
+    Screen,
     language_name,
     require_item_id,
     require_only,
@@ -55,8 +56,7 @@ class PostEdit(Protocol):
     name = "post-edit"
     label = "Post-editing for HTER (edit, then verify)"
     family = "post-edit"
-    template = "annotation/screens/post_edit.html"
-    script = "annotation/post_edit.js"
+    screen = Screen("post_edit/post_edit.html", ("post_edit/char_diff.js", "post_edit/post_edit.js"))
     requires_reference = True
     stage_name = "edit"
     default_redundancy = 5
@@ -146,8 +146,8 @@ class PostEditVerify(Protocol):
     name = "post-edit-verify"
     label = "Post-editing: verify the edits (stage of post-edit)"
     family = "post-edit"
-    template = "annotation/screens/post_edit_verify.html"
-    script = "annotation/post_edit_verify.js"
+    screen = Screen("post_edit/post_edit_verify.html",
+                    ("annotation/choice_rows.js", "post_edit/post_edit_verify.js"))
     stage_name = "verify"
     stage_only = True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from annotation.protocols import register
-from annotation.protocols.base import JudgmentError, Protocol, language_name, require_item_id, require_only
+from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.options import Option
 from annotation.protocols.ranking.planner import GOLD_MODES, plan_ranking_hits
@@ -71,8 +71,7 @@ def answers_every_key(item, given: dict, what: str) -> list[str]:
 
 class Ranking(Protocol):
     family = "ranking"
-    template = "annotation/screens/ranking.html"
-    script = "annotation/ranking.js"
+    screen = Screen("ranking/ranking.html", ("annotation/choice_rows.js", "ranking/ranking.js"))
     own_options = RANKING_OPTIONS
     constituent = False
 
@@ -211,8 +210,7 @@ class ConstituentAcceptance(ConstituentRanking):
     """For each highlighted phrase: is it an acceptable translation of the highlighted source phrase?"""
 
     family = "acceptance"
-    template = "annotation/screens/acceptance.html"
-    script = "annotation/acceptance.js"
+    screen = Screen("ranking/acceptance.html", ("annotation/choice_rows.js", "ranking/acceptance.js"))
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)

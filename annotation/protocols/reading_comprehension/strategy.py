@@ -31,6 +31,7 @@ from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
+    Screen,
     language_name,
     require_item_id,
     require_only,
@@ -101,8 +102,7 @@ class ReadingComprehension(Protocol):
     name = "reading-comprehension"
     label = "Reading comprehension (write questions, vote, answer, grade)"
     family = "reading-comprehension"
-    template = "annotation/screens/reading_comprehension_write.html"
-    script = "annotation/reading_comprehension.js"
+    screen = Screen("reading_comprehension/write.html", ("reading_comprehension/reading_comprehension.js",))
     requires_reference = True
     stage_name = "write"
     default_redundancy = 2
@@ -201,8 +201,7 @@ class ReadingComprehensionVote(_Stage):
 
     name = "reading-comprehension-vote"
     label = "Reading comprehension: vote on the questions (stage of reading-comprehension)"
-    template = "annotation/screens/reading_comprehension_vote.html"
-    script = "annotation/reading_comprehension.js"
+    screen = Screen("reading_comprehension/vote.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "vote"
 
     def default_statement(self, language: str) -> str:
@@ -294,8 +293,7 @@ class ReadingComprehensionAnswer(_Stage):
 
     name = "reading-comprehension-answer"
     label = "Reading comprehension: answer the questions (stage of reading-comprehension)"
-    template = "annotation/screens/reading_comprehension_answer.html"
-    script = "annotation/reading_comprehension.js"
+    screen = Screen("reading_comprehension/answer.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "answer"
 
     def default_statement(self, language: str) -> str:
@@ -377,8 +375,7 @@ class ReadingComprehensionGrade(_Stage):
 
     name = "reading-comprehension-grade"
     label = "Reading comprehension: grade the answers (stage of reading-comprehension)"
-    template = "annotation/screens/reading_comprehension_grade.html"
-    script = "annotation/reading_comprehension.js"
+    screen = Screen("reading_comprehension/grade.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "grade"
 
     def default_statement(self, language: str) -> str:

@@ -29,6 +29,7 @@ from annotation.protocols import register
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
+    Screen,
     language_name,
     require_item_id,
     require_number,
@@ -100,8 +101,8 @@ class ReferenceTranslation(Protocol):
     name = "reference-translation"
     label = "Crowd reference translations (translate, then detect MT)"
     family = "reference-translation"
-    template = "annotation/screens/reference_translation.html"
-    script = "annotation/reference_translation.js"
+    screen = Screen("reference_translation/reference_translation.html",
+                    ("reference_translation/reference_translation.js",))
     stage_name = "translate"
     default_redundancy = 5
     own_options = TRANSLATE_OPTIONS
@@ -196,8 +197,8 @@ class ReferenceTranslationDetect(Protocol):
     name = "reference-translation-detect"
     label = "Crowd reference translations: detect machine translation (stage of reference-translation)"
     family = "reference-translation"
-    template = "annotation/screens/reference_translation_detect.html"
-    script = "annotation/reference_translation_detect.js"
+    screen = Screen("reference_translation/reference_translation_detect.html",
+                    ("reference_translation/reference_translation_detect.js",))
     stage_name = "detect-mt"
     stage_only = True
 
