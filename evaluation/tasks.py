@@ -1,23 +1,17 @@
-"""Celery tasks that turn stored judgments into stored results, on the job mechanism of config/jobs.py.
+"""Celery tasks that turn stored judgments into stored results, and the live gate, on config/jobs.py's mechanism.
 
-Debouncing (at most one recompute per campaign in flight, and a burst of judgments causes one more run, not
-hundreds): new judgments set the campaign's "queued" flag (`jobs.Flag`) and queue a run only if it was not set. A
-run clears the flag as it starts, so judgments arriving during it queue exactly one more run; a run that finds
-another in flight retries later. A run is queued with the debounce delay, so it cannot start sooner, and the flag
-holds that earliest start: until shortly before then (clocks may differ), a process that set or read the flag
-knows new judgments will be read by that run and skips the shared cache (no round trip per judgment on the
-annotators' hot path). Results are written in one transaction, so a worker killed mid-run leaves the old results
-in place; the task is then redelivered (acks_late, reject on worker lost) and retries.
+Debouncing: new judgments queue a run through the campaign's "queued" flag (`jobs.Flag`), so a burst causes one
+run and judgments during a run one more; a run that finds another in flight (its `jobs.Lease`) retries later. A
+run is queued with the debounce delay and the flag holds its earliest start: until shortly before then (clocks may
+differ) a process that set or read the flag knows the run will read new judgments and skips the shared cache (no
+round trip per judgment on the annotators' hot path). A "queued" flag lives until `QUEUED_MARGIN_SECONDS` after
+its run is due (a run that waits for the lock renews it), so a flag whose run was lost holds back none for long.
 
-Faults: the run lock is a lease of a few seconds renewed while the run lives (`jobs.Lease`), so a killed run frees
-its campaign at once instead of after a long timeout; and every time a worker (re)connects to the broker its
-catch-up (`catch_up`, run by `jobs.catch_up_after_connect`) queues a run for every stale campaign, so runs lost
-with a broker's queue, or with a worker killed outright, are made up without a person stepping in. A campaign is
-stale when its judgments are newer than its results or when a compute was asked for (API, page, admin:
-`ResultsTask.apply_async` notes it in `CampaignResults.requested_at`) that no finished run has covered yet. A
-"queued" flag lives until shortly after its run is due (`QUEUED_MARGIN_SECONDS`; a run that waits for the lock
-renews it), so a flag whose run was lost holds back no new run for long. The broker's visibility timeout (settings
-`CELERY_BROKER_TRANSPORT_OPTIONS`) bounds when a killed worker's message comes back by itself.
+Faults: results are written in one transaction, so a worker killed mid-run leaves the old results, frees the run
+lock within its lease, and its task is redelivered (acks_late, reject on worker lost; the broker's visibility
+timeout bounds when). A worker that (re)connects to the broker queues a run for every stale campaign (`catch_up`):
+its judgments are newer than its results, or a compute was asked for (API, page, admin: `ResultsTask.apply_async`
+notes it in `CampaignResults.requested_at`) that no finished run has covered yet.
 """
 import logging
 import time
