@@ -1,17 +1,8 @@
-"""Celery tasks of the annotation app: large imports in the background (annotation/services/import_jobs.py)."""
+"""Celery tasks of the annotation app: large imports in the background (`run_import`, defined with its service in
+annotation/services/import_jobs.py and found here by the workers) and the later stages' builder."""
 from celery import shared_task
 
-from .services import import_jobs
-
-
-@shared_task(bind=True, name="annotation.run_import", max_retries=None, acks_late=True, reject_on_worker_lost=True)
-def run_import(self, job_id: str) -> dict:
-    """Run import job `job_id` once. While another worker holds the job (a task delivered twice), try again
-    after the lease: by then that worker has finished it, or died and left it to this one."""
-    outcome = import_jobs.run(job_id)
-    if outcome["status"] == "busy" and not self.request.is_eager:
-        raise self.retry(countdown=import_jobs.LEASE_SECONDS)
-    return outcome
+from .services.import_jobs import run_import  # noqa: F401  (the workers' autodiscovery imports this module)
 
 
 @shared_task(name="annotation.build_stages", acks_late=True, reject_on_worker_lost=True)

@@ -1,10 +1,9 @@
 """The Celery application; settings come from Django's (CELERY_ prefix).
 
-`CatchUp` runs each time a worker's consumer (re)connects to the broker: it queues a run for every
-stale campaign (results older than its judgments, or a requested compute not yet covered), so that
-runs lost while the broker, the database or the worker was down are made up by themselves
-(evaluation.tasks.catch_up_after_connect: it checks the worker's database connection first, and
-tries again later while the database is unreachable).
+`CatchUp` runs each time a worker's consumer (re)connects to the broker: the catch-ups registered with
+config/jobs.py (the results of every stale campaign, adaptive looks) queue what was lost while the broker, the
+database or the worker was down (`jobs.catch_up_after_connect`: it checks the worker's database connection first,
+and tries again later while the database is unreachable).
 
 `GuardedTask` is every task's class: publishing from a web process gives up at once on a broker that failed a
 moment ago, and reports every failure to queue as kombu's OperationalError (config/redis_guard.py); workers
@@ -19,6 +18,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from . import redis_guard
+from .jobs import catch_up_after_connect
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -53,15 +53,10 @@ class CatchUp(bootsteps.StartStopStep):
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
     def start(self, consumer):
-        from evaluation.tasks import catch_up_after_connect
-
         try:
-            queued = catch_up_after_connect()
+            catch_up_after_connect()  # logs what it queued, or that it tries again later
         except Exception:  # never stop the consumer over it: the next reconnect, or new judgments, retry
             log.exception("catching up on stale results failed")
-        else:
-            if queued is not None:  # None: the database is unreachable, and a retry is scheduled
-                log.info("catch-up: queued %d stale campaign(s)", queued)
 
 
 app.steps["consumer"].add(CatchUp)

@@ -2,9 +2,9 @@
 start a campaign's run and queue the look.
 
 After each finished HIT of an adaptive campaign the annotation app's `assignment_completed` signal (sent after
-the commit) queues `adaptive_look`, at most one queued per campaign at a time: a "queued" flag in the shared cache
-is set by whoever queues and cleared by the task as it starts, so a burst of finished HITs queues one task, and
-any HIT finished after a task started queues the next. The task looks only when the newest batch is finished and
+the commit) queues `adaptive_look`, at most one queued per campaign at a time: a "queued" flag (config/jobs.py's
+`Flag`) is set by whoever queues and cleared by the task as it starts, so a burst of finished HITs queues one task,
+and any HIT finished after a task started queues the next. The task looks only when the newest batch is finished and
 no look has seen it finished (checked under the run's row lock, evaluation/services/adaptive.py), so however many
 tasks run, each batch gets one look. A look lost with the broker or a killed worker is queued again when a worker
 (re)connects (`catch_up_looks`), and a researcher can always look (`POST /api/campaigns/<slug>/adaptive/look/`).
@@ -12,25 +12,20 @@ tasks run, each batch gets one look. A look lost with the broker or a killed wor
 from __future__ import annotations
 
 import logging
-import threading
 
 from celery import shared_task
-from django.conf import settings
-from django.core.cache import cache
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from annotation.models import Campaign
 from annotation.signals import assignment_completed
+from config import jobs
 
 log = logging.getLogger(__name__)
 #: How long a "queued" flag outlives a task that never ran (a broker lost its queue): then the next finished HIT
 #: queues again.
 QUEUED_SECONDS = 120
-
-
-def _queued_key(campaign_id: int) -> str:
-    return f"adaptive:{campaign_id}:queued"
+QUEUED = jobs.Flag("adaptive")
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -38,7 +33,7 @@ def adaptive_look(campaign_id: int) -> dict:
     """The look after a finished batch of one campaign (services/adaptive.py `look_after_batch`)."""
     from .services.adaptive import NotAdaptive, look_after_batch
 
-    cache.delete(_queued_key(campaign_id))
+    QUEUED.clear(campaign_id)
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return {"campaign": campaign_id, "status": "gone"}
@@ -52,26 +47,16 @@ def adaptive_look(campaign_id: int) -> dict:
 def schedule_adaptive_look(campaign_id: int) -> bool:
     """Queue the look unless one is queued already; True if this call queued it. Without a broker (in-process
     mode) it runs in a thread, off the request; with `ADAPTIVE_INLINE_WHEN_EAGER` (tests) at once, in the caller."""
-    if not cache.add(_queued_key(campaign_id), 1, timeout=QUEUED_SECONDS):
-        return False
-    try:
-        if not adaptive_look.app.conf.task_always_eager:
-            adaptive_look.apply_async((campaign_id,))
-        elif getattr(settings, "ADAPTIVE_INLINE_WHEN_EAGER", False):
-            adaptive_look.apply(args=(campaign_id,))
-        else:
-            threading.Thread(target=_look_locally, args=(campaign_id,), daemon=True).start()
-    except Exception:
-        cache.delete(_queued_key(campaign_id))  # nothing behind the flag: let the next finished HIT try again
-        raise
-    return True
+    return QUEUED.queue(campaign_id, adaptive_look, (campaign_id,), timeout=QUEUED_SECONDS,
+                        inline_setting="ADAPTIVE_INLINE_WHEN_EAGER")
 
 
+@jobs.catch_up
 def catch_up_looks() -> int:
     """Queue the look of every adaptive campaign whose newest batch is finished but was not looked at finished
     (its task lost with a broker's queue or a killed worker: no HIT is left to finish, so no signal would come),
     and of every stopped run whose campaign is still open; how many were queued. Part of the worker's catch-up
-    when it (re)connects (evaluation.tasks.catch_up)."""
+    when it (re)connects (config/jobs.py)."""
     from annotation.services.adaptive_batches import batch_progress
 
     from .models import AdaptiveRun
@@ -83,20 +68,9 @@ def catch_up_looks() -> int:
         progress = batch_progress(run.campaign)
         looked = any(e.get("batch") == progress.batch and e.get("batch_complete") for e in run.looks)
         if progress.complete and (run.state == AdaptiveRun.State.STOPPED or not looked):
-            cache.delete(_queued_key(run.campaign_id))  # a flag may outlive the message it announced
+            QUEUED.clear(run.campaign_id)  # a flag may outlive the message it announced
             queued += schedule_adaptive_look(run.campaign_id)
     return queued
-
-
-def _look_locally(campaign_id: int) -> None:
-    from django.db import connection
-
-    try:
-        adaptive_look.apply(args=(campaign_id,))
-    except Exception:  # a background thread has no caller to tell
-        log.exception("the adaptive look of campaign %s failed", campaign_id)
-    finally:
-        connection.close()
 
 
 @receiver(assignment_completed, dispatch_uid="evaluation.adaptive_on_completed_hit")

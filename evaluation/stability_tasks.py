@@ -5,7 +5,7 @@ A run covers one worker filter and score of one campaign. Its resamples are spli
 the stored results cover and runs its resamples (each seeded by its own number, so the split does not change
 the answer), and the chord's body adds the shares up and stores the figures (services/stability.py) — unless
 newer results or a newer run of the same variant have come meanwhile, in which case it drops them. Without a
-broker (tasks in-process) the chord runs in the caller, share after share.
+broker (tasks in-process: config/jobs.py `in_process`) the chord runs in the caller, share after share.
 
 When: on request (`POST /api/campaigns/<slug>/stability/`, the results page's button) and after every results
 run of a campaign whose family offers it (`after_results`; `STABILITY_AFTER_RESULTS`, unset: on where results
@@ -32,6 +32,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from annotation.models import Campaign
+from config import jobs
 
 from .families import family_of
 from .families.base import BadQuery
@@ -102,7 +103,7 @@ def launch(campaign: Campaign, request: service.StabilityRequest, header: Campai
         priority=BACKGROUND_PRIORITY) for start in range(0, run["resamples"], size)]
     body = stability_merge.s(campaign.pk, run).set(priority=BACKGROUND_PRIORITY)
     try:
-        if stability_share.app.conf.task_always_eager:
+        if jobs.in_process(stability_share):
             # In-process, possibly inside another eager task (a results run): the chord has already run here.
             outcome = chord(shares)(body).get(disable_sync_subtasks=False)
             return {"workers": run["workers"], "score": run["score"], "status": _eager_status(outcome)}
@@ -147,7 +148,7 @@ def _after_results_enabled() -> bool:
     """`STABILITY_AFTER_RESULTS`; unset: on where results recompute by themselves and tasks go to a broker."""
     setting = getattr(settings, "STABILITY_AFTER_RESULTS", None)
     if setting is None:
-        return bool(settings.RESULTS_AUTO_RECOMPUTE) and not stability_share.app.conf.task_always_eager
+        return bool(settings.RESULTS_AUTO_RECOMPUTE) and not jobs.in_process(stability_share)
     return bool(setting)
 
 

@@ -1,13 +1,13 @@
 """Large imports in the background (issue "Hardening" 7: a 50 MB file ran past gunicorn's timeout).
 
 A file above `IMPORT_INLINE_MAX_BYTES` is saved under `IMPORT_UPLOAD_DIR` (shared by the web and worker
-processes), an `ImportJob` row records it with the validated options, and the Celery task
-`annotation.tasks.run_import` imports it while the job tells its stage and the lines read; the API answers
-202 with the job's status URL and the admin shows the job's page. Without a broker (tasks in-process) the
-job runs in a thread of the web process, so the request still returns at once.
+processes), an `ImportJob` row records it with the validated options, and the Celery task `run_import`
+("annotation.run_import", found by the worker in annotation/tasks.py) imports it while the job tells its stage and
+the lines read; the API answers 202 with the job's status URL and the admin shows the job's page. Without a broker
+(tasks in-process) the job runs in a thread of the web process, so the request still returns at once.
 
 A job runs once: a worker claims it by moving it from queued to running in one UPDATE, holds a short
-lease in the shared cache while it runs (renewed every second), and records its outcome in the import's own
+lease while it runs (config/jobs.py's `Lease`, renewed every second), and records its outcome in the import's own
 transaction, so a task delivered twice finds the job busy (and retries after the lease), taken or finished.
 A worker that dies mid-import leaves no rows behind (the transaction is lost with it) and its lease lapses,
 so the redelivered task (acks_late) takes the job over.
@@ -22,10 +22,12 @@ import uuid
 from contextlib import nullcontext
 from pathlib import Path
 
+from celery import shared_task
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
+
+from config import jobs
 
 from ..models import ImportJob
 from ..protocols import get_protocol
@@ -108,70 +110,42 @@ def start(kind: str, source, arguments: dict, user=None) -> ImportJob:
 
 def enqueue(job_id) -> None:
     """Hand the job to a Celery worker, or to a thread of this process when tasks run in-process."""
-    from ..tasks import run_import
-
     try:
-        if run_import.app.conf.task_always_eager:
-            threading.Thread(target=_run_in_thread, args=(job_id,), name=f"import-{job_id}", daemon=True).start()
-        else:
-            run_import.delay(str(job_id))
+        jobs.dispatch(run_import, (str(job_id),))
     except Exception:
         log.exception("could not queue import job %s", job_id)
         _finish(job_id, Status.FAILED, stage="could not be queued (is the broker running?)",
                 errors=[[0, "the import could not be queued; try again later"]])
 
 
-def _run_in_thread(job_id) -> None:
-    try:
-        run(job_id)
-    except Exception:  # a background thread has no caller to tell; run() recorded the failure
-        log.exception("import job %s failed", job_id)
-    finally:
-        connection.close()
+@shared_task(bind=True, name="annotation.run_import", max_retries=None, acks_late=True, reject_on_worker_lost=True)
+def run_import(self, job_id: str) -> dict:
+    """Run import job `job_id` once. While another worker holds the job (a task delivered twice), try again
+    after the lease: by then that worker has finished it, or died and left it to this one."""
+    outcome = run(job_id)
+    if outcome["status"] == "busy" and not self.request.is_eager:
+        raise self.retry(countdown=LEASE_SECONDS)
+    return outcome
 
 
 # Running a job -----------------------------------------------------------------------------------------
 
 
-class _Lease:
-    """A running job's lease in the shared cache, renewed while its worker lives (see the module's doc)."""
+class _Lease(jobs.Lease):
+    """A running job's lease, renewed every second while its worker lives (see the module's doc)."""
 
     def __init__(self, job_id):
-        self.key, self.token = f"import-job:{job_id}:lease", uuid.uuid4().hex
-        self.held = False
-
-    def acquire(self) -> bool | None:
-        """True if taken, False if another worker holds it, None if the cache cannot be reached."""
-        try:
-            self.held = bool(cache.add(self.key, self.token, timeout=LEASE_SECONDS))
-        except Exception:
-            log.warning("no shared cache for the lease of %s", self.key)
-            return None
-        return self.held
-
-    def renew(self) -> None:
-        try:
-            if self.held and cache.get(self.key) == self.token:
-                cache.touch(self.key, LEASE_SECONDS)
-        except Exception:
-            pass
-
-    def release(self) -> None:
-        try:
-            if self.held and cache.get(self.key) == self.token:
-                cache.delete(self.key)
-        except Exception:
-            pass
+        super().__init__(f"import-job:{job_id}:lease", LEASE_SECONDS, BEAT_SECONDS)
 
 
 class JobProgress:
     """The `progress(stage, lines_read=None)` callback of a running job: it keeps the latest values and a
     thread writes them to the job's row every second through a connection of its own, so they show while
     the import's transaction is still open (on SQLite, whose writers exclude each other, the values are
-    written only between transactions, from the importing thread). The thread also renews the lease."""
+    written only between transactions, from the importing thread)."""
 
-    def __init__(self, job_id, lease: _Lease):
-        self.job_id, self.lease = job_id, lease
+    def __init__(self, job_id):
+        self.job_id = job_id
         self.stage, self.lines = "", 0
         self._written = (None, None)
         self._last_write = 0.0
@@ -207,17 +181,16 @@ class JobProgress:
         self._written, self._last_write = values, time.monotonic()
 
     def _beat(self) -> None:
+        if not self._own_thread_writes:
+            return
         try:
             while not self._stop.wait(BEAT_SECONDS):
-                self.lease.renew()
-                if self._own_thread_writes:
-                    try:
-                        self._write()
-                    except Exception:  # the database is restarting, say: the next beat tries again
-                        log.warning("could not record the progress of import job %s", self.job_id)
+                try:
+                    self._write()
+                except Exception:  # the database is restarting, say: the next beat tries again
+                    log.warning("could not record the progress of import job %s", self.job_id)
         finally:
-            if self._own_thread_writes:
-                connection.close()
+            connection.close()
 
 
 def run(job_id) -> dict:
@@ -237,7 +210,7 @@ def run(job_id) -> dict:
         return {"job": str(job_id), "status": "finished"}
     job = ImportJob.objects.select_related("created_by").get(pk=job_id)
     try:
-        with JobProgress(job.pk, lease) as progress:
+        with JobProgress(job.pk) as progress:
             try:
                 # The outcome is stored in the import's transaction (both or neither), except on SQLite, whose
                 # one writer at a time would be held for the whole import; there jobs run in-process, where
