@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..models import CampaignResults, WorkerResult
+from ..presets import Preset
 from ..serializers import WorkerResultSerializer
 from ..services.results_read import freshness, stored_rows, stored_table
 
@@ -85,6 +86,8 @@ class Family:
     worker_serializer = WorkerResultSerializer
     #: The workers' columns on the page and in workers.csv (`worker_rows` fills them).
     worker_table_serializer = WorkerResultSerializer
+    #: The family's statistics presets (`evaluation.presets`), the default first marked `default=True`.
+    presets: tuple[Preset, ...] = ()
 
     # Analysis ---------------------------------------------------------------------------------
 

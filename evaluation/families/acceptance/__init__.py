@@ -15,7 +15,6 @@ from ...models import CampaignResults
 from ...services.results_read import freshness, stored_rows
 from ...services.storing import finite, jsonable, replace_results
 from ...stats import trueskill as ts
-from .. import register
 from ..base import Family, Table
 from ..ranking.analysis import ranked_table
 from ..ranking.loading import load_slots
@@ -103,4 +102,5 @@ class AcceptanceFamily(Family):
         return [Table("systems", self.stored_table("systems")), Table("agreement", self.stored_table("agreement"))]
 
 
-register(AcceptanceFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = AcceptanceFamily()

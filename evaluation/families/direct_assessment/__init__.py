@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...models import CampaignResults
+from ...models import CampaignResults, SignificanceResult, SystemResult
 from ...services.results_read import freshness
 from ...services.stability import table_rows as stability_table
-from .. import register
 from ..base import BadQuery, Family, Table
-from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
+from . import presenter
 from .calibration import CalibrationError, calibration, compare_context, ranked_systems, top_system
-from .models import SignificanceResult, SystemResult
+from .presets import PRESETS
 from .serializers import SystemResultSerializer
 from .storage import DOCUMENT_KEY, compute_da, compute_study
 
@@ -45,6 +44,7 @@ def _document_tables(campaign, params: Mapping[str, str]) -> dict | None:
 class DirectAssessmentFamily(Family):
     name = "direct-assessment"
     label = "Direct Assessment"
+    presets = PRESETS
     template = "evaluation/families/direct_assessment.html"
     sections = (("workers", "Workers"), ("systems", "System ranking"), ("significance", "Significance"),
                 ("stability", "Ranking stability"), ("agreement", "Agreement"))
@@ -151,4 +151,5 @@ class DirectAssessmentFamily(Family):
         return [SystemInline]
 
 
-register(DirectAssessmentFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = DirectAssessmentFamily()

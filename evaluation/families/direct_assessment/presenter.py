@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ... import charts
+from ...models import SignificanceResult, SystemResult
 from ...presenters.formatting import finite, fixed, interval
 from ...services.latex import booktabs
-from .models import SignificanceResult, SystemResult
 from .serializers import SystemResultSerializer
 from .stability import page_section as stability_section
 

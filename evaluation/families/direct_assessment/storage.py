@@ -11,13 +11,12 @@ from django.db.models.functions import Cast, Coalesce
 
 from annotation.models import Annotator, Campaign, Judgment, System
 
-from ...models import CampaignResults, WorkerResult
+from ...models import CampaignResults, SignificanceResult, SystemResult, WorkerResult
 from ...presets import conventions_of
 from ...services.binary_copy import copy_arrays
 from ...services.storing import finite as _number
 from ...services.storing import jsonable, replace_results
 from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, PooledReliability, analyse, pooled_reliability
-from .models import SignificanceResult, SystemResult
 from .presets import FAMILY
 
 _COLUMNS = 9

@@ -7,15 +7,16 @@ from __future__ import annotations
 from ...services.latex import systems_booktabs
 from ...services.results_read import freshness, stored_rows
 from ...services.stability import table_rows as stability_table
-from .. import register
 from ..base import BadQuery, Family, Table
-from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
+from . import presenter
+from .presets import PRESETS
 from .storage import compute_error_spans
 
 
 class ErrorSpansFamily(Family):
     name = "error-spans"
     label = "Error spans (ESA, MQM)"
+    presets = PRESETS
     template = "evaluation/families/error_spans.html"
     sections = (("systems", "System scores"), ("errors", "Errors by category"), ("domains", "Per domain"),
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
@@ -113,4 +114,5 @@ def systems_latex(campaign, params) -> str:
     return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores")
 
 
-register(ErrorSpansFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = ErrorSpansFamily()

@@ -12,10 +12,9 @@ from annotation.models import Annotator, Campaign, Judgment
 from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
 
 from ... import stats
-from ...models import CampaignResults, WorkerResult
+from ...models import CampaignResults, PairwiseResult, WorkerResult
 from ...services.storing import finite as _finite
 from ...services.storing import jsonable, replace_results
-from .models import PairwiseResult
 
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")

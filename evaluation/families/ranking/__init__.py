@@ -4,7 +4,6 @@ votes; inter- and intra-annotator agreement in WMT's two pairings; Spearman's rh
 from __future__ import annotations
 
 from ...services.results_read import freshness, stored_rows
-from .. import register
 from ..base import Family, Table
 from . import bootstrap, presenter  # noqa: F401  (bootstrap registers its Celery task with every worker)
 from .analysis import SCORE_NAMES
@@ -70,4 +69,5 @@ class RankingFamily(Family):
         return "–"
 
 
-register(RankingFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = RankingFamily()
