@@ -11,7 +11,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from .admin import results_url
+from .admin_inlines import results_url
 from .models import AdaptiveRun
 from .permissions import visible_campaigns
 from .services.adaptive import NotAdaptive, look

@@ -17,8 +17,8 @@ from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.response import Response
 
 from ..families import BadQuery
+from ..families.common.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 from ..permissions import researcher_required, visible_campaigns
-from ..services.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 from ..stability_tasks import start
 from .unavailable import queue_unavailable
 

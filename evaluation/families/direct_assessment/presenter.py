@@ -10,8 +10,8 @@ from ... import charts
 from ...models import SignificanceResult, SystemResult
 from ...presenters.formatting import finite, fixed, interval
 from ...services.latex import booktabs
+from ..common.stability import page_section as stability_section
 from .serializers import SystemResultSerializer
-from .stability import page_section as stability_section
 
 WORKER_FILTERS = ("reliable", "all")
 FILTER_TITLES = {"reliable": "Quality-controlled: reliable workers only", "all": "Unfiltered: all workers"}

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ...services.latex import systems_booktabs
 from ...services.results_read import freshness, stored_rows
-from ...services.stability import table_rows as stability_table
 from ..base import BadQuery, Family, Table
+from ..common.stability import answer as stability_answer
+from ..common.stability import table_rows as stability_table
 from . import presenter
 from .presets import PRESETS
 from .storage import compute_error_spans
@@ -57,7 +58,7 @@ class ErrorSpansFamily(Family):
         return gate(campaign, annotator)
 
     stability_filters = ("all", "reliable")
-    #: One score (ESA, or minus MQM), under the name of the shared default variant (services/stability.py).
+    #: One score (ESA, or minus MQM), under the name of the shared default variant (common/stability.py).
     stability_scores = ("z",)
 
     def stability_data(self, campaign, workers, score, last_judgment_id):
@@ -67,10 +68,8 @@ class ErrorSpansFamily(Family):
         return stability_data(campaign, workers, score, last_judgment_id)
 
     def stability(self, campaign, params):
-        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12.4)."""
-        from .stability import stability
-
-        return stability(campaign, params)
+        """Ranking stability by bootstrap over workers and segments (common/stability.py, docs/methods.md §12.4)."""
+        return stability_answer(campaign, self, params)
 
     def missing(self, campaign, header):
         """Beyond the default: how many more counted items each unranked system needs under the preset (WMT24
