@@ -108,7 +108,7 @@ class Family:
     worker_table_serializer = WorkerResultSerializer
     #: What the family offers beyond its tables and endpoints (pages, admin forms).
     offers: Offers = Offers()
-    #: The family's statistics presets (`evaluation.presets`), the default first marked `default=True`.
+    #: The family's statistics presets (`evaluation.presets`); the one marked `default=True` is its default.
     presets: tuple[Preset, ...] = ()
 
     # Analysis ---------------------------------------------------------------------------------

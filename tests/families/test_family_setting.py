@@ -70,11 +70,11 @@ def _python(*packages):
 
 
 def _probes(tree) -> list[str]:
-    """`getattr(<family or protocol_spec>, "<name>", ...)` and `"<name>" in <x>.endpoints`."""
+    """`getattr(<family or protocol spec>, "<name>", ...)` and `"<name>" in <x>.endpoints`."""
     found = []
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-                and node.args and re.search(r"famil|protocol_spec", ast.unparse(node.args[0]))):
+                and node.args and re.search(r"famil|protocol_spec|\bspec\b", ast.unparse(node.args[0]))):
             found.append(f"line {node.lineno}: {ast.unparse(node)}")
         elif (isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
               and isinstance(node.left, ast.Constant) and any(
