@@ -2,7 +2,10 @@
 defined outside evaluation/ joins through the setting alone, with its declared presets; the shipped families keep
 their order; and what a family offers is declared on it, never probed by endpoint name or `getattr`."""
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from django.conf import settings
@@ -51,6 +54,17 @@ def test_the_setting_alone_decides_which_families_exist():
         assert isinstance(get_family("ranking"), NoFamily)
         assert presets.presets_of("direct-assessment") == []
     assert get_family("ranking").name == "ranking"
+
+
+def test_a_starting_worker_knows_the_families_tasks():
+    """A Celery worker loads Django and the apps' tasks modules, nothing else, before it takes tasks: the families
+    (ranking's TrueSkill bootstrap subtasks) must be imported by then, or their tasks arrive unregistered."""
+    code = ("import django; django.setup()\nfrom config.celery import app\napp.loader.import_default_modules()\n"
+            "print(sorted(app.tasks))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "evaluation.families.ranking.bootstrap.trueskill_runs" in out.stdout
 
 
 def test_capabilities_are_declared_with_defaults():
