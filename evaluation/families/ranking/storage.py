@@ -16,6 +16,7 @@ from ...stats import ranking as stats_ranking
 from ..common.ranked import system_names
 from ..common.slots import load_slots
 from .analysis import COUNT_SCORES, DEFAULT_SCORE, SCORE_NAMES, RankingAnalysis, analyse
+from .bootstrap import start_trueskill_bootstrap
 from .options import options_of
 
 
@@ -110,8 +111,6 @@ def compute_ranking(campaign: Campaign) -> CampaignResults | None:
         "seconds": time.perf_counter() - started, "judgments": result.rankings, "last_judgment_id": last_id,
         "summary": jsonable(summary), "agreement": {}, "translations": b""}, tables=tables)
     if options.bootstrap_runs and result.outcomes.size:
-        from .bootstrap import start_trueskill_bootstrap
-
         start_trueskill_bootstrap(campaign.pk, last_id, options.bootstrap_runs)
     return header
 
