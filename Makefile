@@ -10,7 +10,7 @@ PORT ?= 8000
 # `make run DEMO=ranking`: the sample campaign of one protocol (annotation/demo/<protocol>.jsonl) instead.
 DEMO ?=
 
-.PHONY: run test lint bench install
+.PHONY: run test lint lint-imports bench install
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,12 @@ run: $(STAMP) .env
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+lint: $(STAMP) lint-imports
 	$(BIN)/ruff check .
+
+# The import architecture (.importlinter, docs/architecture.md): layers one way, annotation below evaluation.
+lint-imports: $(STAMP)
+	$(BIN)/lint-imports --no-logo
 
 # The benchmark's gunicorn runs with DEBUG=0, which needs the collected static files (config/checks.py).
 bench: $(STAMP)

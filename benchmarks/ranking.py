@@ -495,10 +495,10 @@ def celery_steps(g: Generated, args, report: dict) -> None:
         from annotation.models import Campaign, Judgment
         from annotation.services.judgment_import import JUDGMENT_FORMATS
         from evaluation.analyses import compute_results
+        from evaluation.families.common.slots import load_slots
         from evaluation.families.ranking import bootstrap
         from evaluation.families.ranking.analysis import counted_outcomes
-        from evaluation.families.ranking.loading import load_slots
-        from evaluation.families.ranking.storage import options_of
+        from evaluation.families.ranking.options import options_of
 
         name = "ranking benchmark"
         if "wmt-rank" in JUDGMENT_FORMATS and not args.direct_insert:

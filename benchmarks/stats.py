@@ -675,9 +675,8 @@ def main(argv=None) -> int:
         setup_django()
         from annotation.models import Annotator, Campaign, Judgment
         from evaluation.families.direct_assessment.analysis import analyse
-        from evaluation.families.direct_assessment.models import SystemResult
         from evaluation.families.direct_assessment.storage import load_judgments
-        from evaluation.models import WorkerResult
+        from evaluation.models import SystemResult, WorkerResult
 
         campaign = Campaign.objects.get(slug=imported["campaign"])
         stored = Judgment.objects.filter(campaign=campaign).count()

@@ -51,6 +51,19 @@ INSTALLED_APPS = [
     "evaluation",
 ]
 
+# The result families (evaluation/families/), as dotted paths to each family object, in the order pages and
+# choices list them: a deployment adds a family from another installed package here (docs/architecture.md).
+MTEVAL_RESULT_FAMILIES = [
+    "evaluation.families.ranking.FAMILY",
+    "evaluation.families.acceptance.FAMILY",
+    "evaluation.families.direct_assessment.FAMILY",
+    "evaluation.families.error_spans.FAMILY",
+    "evaluation.families.pairwise.FAMILY",
+    "evaluation.families.post_edit.FAMILY",
+    "evaluation.families.reading_comprehension.FAMILY",
+    "evaluation.families.reference_translation.FAMILY",
+]
+
 MIDDLEWARE = [
     "config.request_limits.LimitRequestBody",
     "django.middleware.security.SecurityMiddleware",

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
@@ -13,7 +13,8 @@ from kombu.exceptions import OperationalError
 
 from annotation.models import Campaign
 
-from .admin_inlines import WorkerGateInline, WorkerInline, is_p_value
+from . import admin_adaptive  # noqa: F401  (adaptive campaigns' admin, docs/methods.md §12.2)
+from .admin_inlines import WorkerGateInline, WorkerInline, is_p_value, results_url
 from .charts import format_p
 from .families import family_of
 from .models import CampaignStatistics, WorkerGate
@@ -37,13 +38,6 @@ def _worker_inline(family) -> type[WorkerInline]:
     stored = {f.name for f in serializer.Meta.model._meta.get_fields()}
     fields = [name for name in serializer.Meta.fields if name in stored]
     return type(f"{serializer.__name__}Inline", (WorkerInline,), {"fields": fields, "readonly_fields": fields})
-
-
-def results_url(campaign) -> str:
-    try:
-        return reverse("results:campaign", args=[campaign.slug])
-    except NoReverseMatch:
-        return f"/results/{campaign.slug}/"
 
 
 def _when(moment) -> str:
@@ -105,7 +99,7 @@ class CampaignStatisticsAdmin(admin.ModelAdmin):
         if campaign is None:
             raise Http404("No such campaign.")  # someone else's is not found either
         reference_url = (reverse("admin:evaluation_campaignstatistics_reference_ranking", args=[campaign.pk])
-                         if "spearman" in family_of(campaign).endpoints else None)
+                         if family_of(campaign).offers.reference_ranking else None)
         extra_context = {**(extra_context or {}), "results_url": results_url(campaign), "reference_url": reference_url,
                          "title": f"Results: {campaign.name}", "subtitle": None}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -242,5 +236,3 @@ class ReferenceRankingForm(forms.Form):
     values = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "cols": 60}), required=False, max_length=200_000,
                              help_text="One system per line: its name, a tab or a space, then its score or rank.")
 
-
-from . import admin_adaptive  # noqa: E402,F401  (adaptive campaigns' admin, docs/methods.md §12.2)

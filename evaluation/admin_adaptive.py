@@ -13,7 +13,7 @@ from django.utils.formats import date_format
 
 from annotation.models import Campaign
 
-from .admin import results_url
+from .admin_inlines import results_url
 from .models import AdaptiveRun
 from .services.adaptive import NotAdaptive, look
 from .services.adaptive_report import status

@@ -1,4 +1,5 @@
-"""Read-only admin inlines for stored results: the shared base and the workers' table every family has.
+"""Read-only admin inlines for stored results (the shared base and the workers' table every family has) and the
+admin's link to a campaign's results page.
 
 Every inline is a plain table (no per-row object titles, no delete boxes) with numbers as the results
 pages print them: p-values with `charts.format_p` (three significant digits), z-scores with three
@@ -7,6 +8,7 @@ decimals, raw scores, seconds and counts-like floats with one.
 from django.contrib import admin
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
 from .charts import format_p
@@ -120,3 +122,10 @@ class WorkerGateInline(ReadOnlyInline):
     readonly_fields = fields
     verbose_name = "gated worker"
     verbose_name_plural = "gated workers (live reliability gate; lift them under Results › Worker gates)"
+
+
+def results_url(campaign) -> str:
+    try:
+        return reverse("results:campaign", args=[campaign.slug])
+    except NoReverseMatch:
+        return f"/results/{campaign.slug}/"

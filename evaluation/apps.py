@@ -11,10 +11,14 @@ class EvaluationConfig(AppConfig):
 
         from . import presets, receivers  # noqa: F401  (connects the signal receivers)
         from . import reliability_tests as tests
+        from .registry import FAMILIES
         from .results_source import StoredResults
 
         # The campaign API's `results_computed_at` and the judgment export's z-scores come from the results.
         extensions.install_results_source(StoredResults())
+        # The families the setting names are imported at start, as Django imports models: a Celery worker then
+        # knows their tasks (ranking's TrueSkill bootstrap) before it takes any, and a bad path fails at once.
+        FAMILIES.load()
 
         # The import front-ends offer the registered reliability tests and presets (annotation never imports
         # evaluation).

@@ -2,19 +2,14 @@
 
 `CampaignResults` is the header of one computation (when, how long, how many judgments);
 `WorkerResult` holds each worker's quality control; `ResultTable` holds any other table as JSON
-rows. A family that needs tables of its own keeps their models in its package
-(`evaluation/families/<family>/models.py`). Every table hangs off the campaign and is replaced
-whole at each run, so readers see either the old results or the new ones, never a mix.
+rows. The tables a family keeps of its own are in `evaluation/family_tables.py`, imported here
+so that Django finds them without this module importing a family. Every table hangs off the
+campaign and is replaced whole at each run, so readers see either the old results or the new ones, never a mix.
 """
 from django.conf import settings
 from django.db import models
 
 from annotation.models import Annotator, Campaign
-
-
-class WorkerFilter(models.TextChoices):
-    RELIABLE = "reliable", "Reliable workers only"
-    ALL = "all", "All workers"
 
 
 class CampaignResults(models.Model):
@@ -160,5 +155,5 @@ class CampaignStatistics(Campaign):
         verbose_name_plural = "campaign results"
 
 
-# The families' own result models register with Django when the registry is imported.
-from . import families  # noqa: E402,F401
+# The families' own result tables (after the shared ones, as Django has always registered them).
+from .family_tables import PairwiseResult, SignificanceResult, SystemResult, WorkerFilter  # noqa: E402,F401

@@ -5,12 +5,17 @@ p ≤ α, the cluster rule, which significant results count as wins, and whether
 judged on their pairs in the campaign or in its whole study. The import options of a protocol
 default to its family's default preset; options given explicitly override it, and the results
 say which preset was used and what differs from it.
+
+A family declares its presets (`Family.presets`); this registry collects those of the families
+`settings.MTEVAL_RESULT_FAMILIES` names, in the families' order, without importing a family.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
 from config.registry import Registry
+
+from .registry import FAMILIES
 
 THRESHOLD_RULES = (("lt", "reliable when p < threshold"), ("le", "reliable when p ≤ threshold"))
 CLUSTER_RULES = (("wmt", "WMT: a boundary below a system that wins against every system below it"),
@@ -40,20 +45,23 @@ class Preset(Rules):
     default: bool = False
 
 
-_PRESETS: Registry[Preset] = Registry("statistics preset", ValueError)
-_BY_FAMILY: dict[str, list[Preset]] = {}
-get_preset = _PRESETS.get_registered
+def _presets() -> Registry[Preset]:
+    """Every registered family's declared presets, by name (a name declared twice is a programming error)."""
+    registry: Registry[Preset] = Registry("statistics preset", ValueError)
+    for family in FAMILIES.values():
+        for preset in family.presets:
+            registry.register(preset)
+    return registry
 
 
-def register(preset: Preset) -> Preset:
-    """Register a preset; a family module registers its own."""
-    _PRESETS.register(preset)
-    _BY_FAMILY.setdefault(preset.family, []).append(preset)
-    return preset
+def get_preset(name: str) -> Preset:
+    return _presets().get_registered(name)
 
 
 def presets_of(family: str) -> list[Preset]:
-    return list(_BY_FAMILY.get(family, ()))
+    """The presets the family registered under that name declares (none for an unknown name)."""
+    found = FAMILIES.get(family)
+    return list(found.presets) if found is not None else []
 
 
 def default_preset(family: str) -> Preset | None:
@@ -68,20 +76,20 @@ class Conventions(Rules):
 
     def differences(self) -> list[str]:
         """The conventions that differ from the preset's, by name."""
-        preset = _PRESETS.get(self.preset)
+        preset = _presets().get(self.preset)
         if preset is None:
             return []
         return [key for key in Rules.__dataclass_fields__ if getattr(preset, key) != getattr(self, key)]
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "preset_label": getattr(_PRESETS.get(self.preset), "label", self.preset),
+        return {**asdict(self), "preset_label": getattr(_presets().get(self.preset), "label", self.preset),
                 "differs_from_preset": self.differences()}
 
 
 def conventions_of(campaign, family: str) -> Conventions:
     """The campaign's conventions: its stored options, and its preset's (or the family default's) for the rest."""
     options = campaign.options or {}
-    preset = _PRESETS.get(options.get("statistics_preset", "")) or default_preset(family)
+    preset = _presets().get(options.get("statistics_preset", "")) or default_preset(family)
     if preset is None:
         raise ValueError(f"no statistics preset for the {family!r} family")
     return Conventions(
@@ -107,7 +115,7 @@ def _chosen(values: dict) -> Preset | None:
     """The preset the parsed values chose, or their protocol's family default."""
     from annotation.protocols import UnknownProtocol, get_protocol
 
-    chosen = _PRESETS.get(values.get("statistics_preset") or "")
+    chosen = _presets().get(values.get("statistics_preset") or "")
     if chosen is not None:
         return chosen
     try:
@@ -118,7 +126,7 @@ def _chosen(values: dict) -> Preset | None:
 
 def install(options_module, reliability_tests) -> None:
     """Fill the import options' choices and defaults from the presets (called from the app's `ready`)."""
-    options_module.set_choices("statistics_preset", lambda: [(p.name, p.label) for p in _PRESETS.all()])
+    options_module.set_choices("statistics_preset", lambda: [(p.name, p.label) for p in _presets().all()])
     options_module.set_choices("threshold_rule", lambda: THRESHOLD_RULES)
     options_module.set_choices("cluster_rule", lambda: CLUSTER_RULES)
     options_module.set_choices("reliability_scope", lambda: SCOPES)

@@ -36,8 +36,8 @@ from config import jobs
 
 from .families import family_of
 from .families.base import BadQuery
+from .families.common import stability as service
 from .models import CampaignResults
-from .services import stability as service
 from .stats import stability as core
 
 log = logging.getLogger(__name__)

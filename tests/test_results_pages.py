@@ -21,9 +21,7 @@ from annotation.services.judgment_import import import_judgments
 from config import urls as project_urls
 from evaluation.analyses import compute_results
 from evaluation.families.direct_assessment.calibration import calibration
-from evaluation.families.direct_assessment.models import SignificanceResult, SystemResult
-from evaluation.families.pairwise.models import PairwiseResult
-from evaluation.models import CampaignResults, WorkerResult
+from evaluation.models import CampaignResults, PairwiseResult, SignificanceResult, SystemResult, WorkerResult
 
 urlpatterns = list(project_urls.urlpatterns)
 if not any(getattr(p, "namespace", None) == "results" for p in urlpatterns):

@@ -11,10 +11,9 @@ from rest_framework.test import APIClient
 from annotation.services.judgment_import import import_judgments
 from evaluation import stability_tasks
 from evaluation.analyses import compute_results
-from evaluation.families.direct_assessment.models import SystemResult
+from evaluation.families.common import stability as service
 from evaluation.families.direct_assessment.stability import stability_data
-from evaluation.models import CampaignResults, ResultTable
-from evaluation.services import stability as service
+from evaluation.models import CampaignResults, ResultTable, SystemResult
 from evaluation.stats import stability as core
 
 from .test_results_pages import da_campaign, da_lines, pairwise_campaign, read_csv, svgs

@@ -269,6 +269,11 @@ class Protocol:
     stage_name: str = ""
     #: A later stage is built from its input stage's output and cannot be imported on its own.
     stage_only: bool = False
+    #: Declared for the result families: two candidates per screen (contrastive ESA), MQM categories on spans,
+    #: and the pairwise criterion (adequacy or fluency).
+    contrastive: bool = False
+    mqm: bool = False
+    criterion: str = ""
 
     def next_stages(self, options: dict) -> list:
         """The later stages (services.stages.StageSpec) an import of this protocol creates, from its options."""

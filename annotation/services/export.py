@@ -210,9 +210,8 @@ def _contrastive_chunk(chunk: list[tuple]) -> Iterator[str]:
 
 
 def _categorised(spec) -> bool:
-    """Whether the protocol's spans carry an MQM category (its `categories` names a taxonomy)."""
-    categories = getattr(spec, "categories", None)
-    return callable(categories) and categories({}) is not None
+    """Whether the protocol's spans carry an MQM category (it declares `mqm`, and then names a taxonomy)."""
+    return spec.mqm
 
 
 def _writes_mqm(spec) -> bool:

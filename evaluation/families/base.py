@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from annotation.protocols import UnknownProtocol
+
 from ..models import CampaignResults, WorkerResult
+from ..presets import Preset
 from ..serializers import WorkerResultSerializer
 from ..services.results_read import freshness, stored_rows, stored_table
 
@@ -59,15 +62,33 @@ def scope_campaigns(campaign, scope: str) -> list:
     of its study in the same family (`reliability_scope`, docs/methods.md §4; the live gate, §12.1). Only the
     study's members are pooled (`Study.members`: its owner's campaigns and those of researchers it is shared
     with), never another owner's campaign by worker id; a campaign that is not a member is judged alone."""
-    from . import family_of
-
     if scope != "study" or campaign.study_id is None:
         return [campaign]
     members = list(campaign.study.members().order_by("pk"))
     if all(c.pk != campaign.pk for c in members):
         return [campaign]
-    family = family_of(campaign)
-    return [c for c in members if family_of(c) is family]
+    family = _family_name(campaign)
+    return [c for c in members if _family_name(c) == family]
+
+
+def _family_name(campaign) -> str | None:
+    """The family the campaign's protocol names; None when the protocol is no longer registered."""
+    try:
+        return campaign.protocol_spec.family
+    except UnknownProtocol:
+        return None
+
+
+@dataclass(frozen=True)
+class Offers:
+    """What a family offers beyond its tables and endpoints, declared on the family (never probed by name)."""
+
+    #: The power-and-cost page (views/power.py, over the family's `power` endpoint; docs/methods.md §12.3).
+    power: bool = False
+    #: Test-set calibration: the compare page builds on the family's `compare_context` (docs/methods.md §5).
+    calibration: bool = False
+    #: Spearman's rho against a reference ranking the researcher enters in the admin (docs/methods.md §8).
+    reference_ranking: bool = False
 
 
 class Family:
@@ -85,6 +106,10 @@ class Family:
     worker_serializer = WorkerResultSerializer
     #: The workers' columns on the page and in workers.csv (`worker_rows` fills them).
     worker_table_serializer = WorkerResultSerializer
+    #: What the family offers beyond its tables and endpoints (pages, admin forms).
+    offers: Offers = Offers()
+    #: The family's statistics presets (`evaluation.presets`); the one marked `default=True` is its default.
+    presets: tuple[Preset, ...] = ()
 
     # Analysis ---------------------------------------------------------------------------------
 
@@ -186,6 +211,8 @@ class Family:
 
     #: The worker filters ranking stability runs on (the first is the default); empty: the family has none.
     stability_filters: tuple[str, ...] = ()
+    #: The scores ranking stability runs on (z-scores or raw); a family with one score offers only the default.
+    stability_scores: tuple[str, ...] = ("z", "raw")
 
     def stability_data(self, campaign, workers: str, score: str, last_judgment_id: int):
         """The judgments the family's ranking counts under a worker filter and score, up to the judgment id the

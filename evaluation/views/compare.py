@@ -18,7 +18,7 @@ def _context(request) -> dict:
     candidates, family = [], None
     for campaign in Campaign.objects.visible_to(request.user).filter(results__isnull=False).only(
             "name", "slug", "protocol", "created_at").order_by("-created_at"):
-        if getattr(family_of(campaign), "calibrates", False):
+        if family_of(campaign).offers.calibration:
             candidates.append(campaign)
             family = family or family_of(campaign)
     if family is None:

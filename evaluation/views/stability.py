@@ -21,7 +21,7 @@ from annotation.models import Campaign
 from annotation.permissions import researcher_required
 
 from ..families import BadQuery
-from ..services.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
+from ..families.common.stability import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 from ..stability_tasks import start
 
 log = logging.getLogger(__name__)

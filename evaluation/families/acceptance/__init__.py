@@ -15,11 +15,9 @@ from ...models import CampaignResults
 from ...services.results_read import freshness, stored_rows
 from ...services.storing import finite, jsonable, replace_results
 from ...stats import trueskill as ts
-from .. import register
 from ..base import Family, Table
-from ..ranking.analysis import ranked_table
-from ..ranking.loading import load_slots
-from ..ranking.storage import options_of, system_names
+from ..common.ranked import CONFIDENCE, bootstrap_runs, ranked_table, system_names
+from ..common.slots import load_slots
 
 #: The answer codes: our screen's yes (1) and no (2), and WMT08's CONSTITUENT_ACCEPT codes 1-3 as imported.
 ACCEPTED = 1
@@ -46,7 +44,7 @@ def compute_acceptance(campaign: Campaign) -> CampaignResults | None:
     if slots.n_rankings == 0:
         return None
     names = system_names(campaign)
-    options = options_of(campaign)
+    runs_wanted, seed = bootstrap_runs(campaign), int(campaign.seed or 0)
     use = (slots.system >= 0) & (slots.rank >= 1) & (slots.rank <= MAX_CODE)
     system, code = slots.system[use], slots.rank[use]
     accepted = (code == ACCEPTED).astype(np.float64)
@@ -54,8 +52,8 @@ def compute_acceptance(campaign: Campaign) -> CampaignResults | None:
     n = np.bincount(system, minlength=n_systems)
     yes = np.bincount(system, weights=accepted, minlength=n_systems)
     share = np.where(n > 0, yes / np.maximum(n, 1), np.nan)
-    runs = accepted_share_runs(system, accepted, n_systems, options.bootstrap_runs, options.seed)
-    table = ranked_table(share, runs if options.bootstrap_runs else None, options.confidence)
+    runs = accepted_share_runs(system, accepted, n_systems, runs_wanted, seed)
+    table = ranked_table(share, runs if runs_wanted else None, CONFIDENCE)
     codes = np.bincount(system * (MAX_CODE + 1) + code, minlength=n_systems * (MAX_CODE + 1)).reshape(n_systems, -1)
     rows = sorted(({"system": name, "score": finite(share[i]), "score_name": "accepted", "n": int(n[i]),
                     "rank": int(table["rank"][i]),
@@ -75,7 +73,7 @@ def compute_acceptance(campaign: Campaign) -> CampaignResults | None:
         "p_agree": finite(agreement.p_agree), "p_expected": finite(agreement.p_expected),
         "kappa": finite(agreement.kappa)}]
     summary = {"answers": int(code.size), "judgments": slots.n_rankings, "systems": n_systems,
-               "bootstrap_runs": options.bootstrap_runs, "default_score": "accepted"}
+               "bootstrap_runs": runs_wanted, "default_score": "accepted"}
     return replace_results(campaign, {}, {
         "seconds": time.perf_counter() - started, "judgments": slots.n_rankings, "last_judgment_id": last_id,
         "summary": jsonable(summary), "agreement": {}, "translations": b""},
@@ -103,4 +101,5 @@ class AcceptanceFamily(Family):
         return [Table("systems", self.stored_table("systems")), Table("agreement", self.stored_table("agreement"))]
 
 
-register(AcceptanceFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = AcceptanceFamily()

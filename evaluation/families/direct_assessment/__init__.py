@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...models import CampaignResults
+from ...models import CampaignResults, SignificanceResult, SystemResult
 from ...services.results_read import freshness
-from ...services.stability import table_rows as stability_table
-from .. import register
-from ..base import BadQuery, Family, Table
-from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
+from ..base import BadQuery, Family, Offers, Table
+from ..common.stability import answer as stability_answer
+from ..common.stability import table_rows as stability_table
+from . import presenter
 from .calibration import CalibrationError, calibration, compare_context, ranked_systems, top_system
-from .models import SignificanceResult, SystemResult
+from .presets import PRESETS
 from .serializers import SystemResultSerializer
 from .storage import DOCUMENT_KEY, compute_da, compute_study
 
@@ -45,11 +45,12 @@ def _document_tables(campaign, params: Mapping[str, str]) -> dict | None:
 class DirectAssessmentFamily(Family):
     name = "direct-assessment"
     label = "Direct Assessment"
+    presets = PRESETS
     template = "evaluation/families/direct_assessment.html"
     sections = (("workers", "Workers"), ("systems", "System ranking"), ("significance", "Significance"),
                 ("stability", "Ranking stability"), ("agreement", "Agreement"))
     endpoints = ("significance", "agreement", "calibration", "stability", "power")
-    calibrates = True
+    offers = Offers(power=True, calibration=True)
 
     def compute(self, campaign):
         return compute_da(campaign)
@@ -72,10 +73,8 @@ class DirectAssessmentFamily(Family):
         return stability_data(campaign, workers, score, last_judgment_id)
 
     def stability(self, campaign, params):
-        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12.4)."""
-        from .stability import stability
-
-        return stability(campaign, params)
+        """Ranking stability by bootstrap over workers and segments (common/stability.py, docs/methods.md §12.4)."""
+        return stability_answer(campaign, self, params)
 
     def power(self, campaign, params):
         """Judgments, HITs and money needed to separate systems δ apart, from the campaign so far (power.py)."""
@@ -151,4 +150,5 @@ class DirectAssessmentFamily(Family):
         return [SystemInline]
 
 
-register(DirectAssessmentFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = DirectAssessmentFamily()

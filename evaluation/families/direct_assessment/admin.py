@@ -1,6 +1,6 @@
 """The Direct Assessment family's results in the admin: the system rankings, read-only."""
 from ...admin_inlines import ReadOnlyInline
-from .models import SystemResult
+from ...models import SystemResult
 from .serializers import SystemResultSerializer
 
 

@@ -13,10 +13,9 @@ import numpy as np
 from annotation.models import Campaign
 
 from ... import charts, stats
-from ...models import CampaignResults
+from ...models import CampaignResults, SystemResult
 from ...presenters.formatting import finite, fixed, signed
 from ...services.storing import jsonable
-from .models import SystemResult
 
 
 class CalibrationError(ValueError):

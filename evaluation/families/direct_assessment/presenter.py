@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ... import charts
+from ...models import CampaignResults, SignificanceResult, SystemResult
 from ...presenters.formatting import finite, fixed, interval
 from ...services.latex import booktabs
-from .models import SignificanceResult, SystemResult
+from ..common.stability import page_section as stability_section
 from .serializers import SystemResultSerializer
-from .stability import page_section as stability_section
+from .storage import DOCUMENT_KEY
 
 WORKER_FILTERS = ("reliable", "all")
 FILTER_TITLES = {"reliable": "Quality-controlled: reliable workers only", "all": "Unfiltered: all workers"}
@@ -143,8 +144,6 @@ def _document_rankings(campaign, summary: dict) -> list[dict]:
     """Document-level DA (docs/methods.md §1.1): the ranking of the whole-document scores, per worker filter."""
     if not (campaign.options or {}).get("document_mode"):
         return []
-    from .storage import DOCUMENT_KEY
-
     documents = summary.get(DOCUMENT_KEY) or {}
     tables = {w: (documents.get(w) or {}).get("results", []) for w in WORKER_FILTERS}
     return [{"workers": w, "title": FILTER_TITLES[w],
@@ -161,9 +160,6 @@ def systems_table(campaign, params: Mapping[str, str]):
     rows = [r for w in WORKER_FILTERS for r in tables.get(w, [])]
     if not (campaign.options or {}).get("document_mode"):
         return SYSTEM_COLUMNS, rows
-    from ...models import CampaignResults
-    from .storage import DOCUMENT_KEY
-
     header = CampaignResults.objects.filter(campaign=campaign).only("summary").first()
     documents = (header.summary if header else {}).get(DOCUMENT_KEY) or {}
     rows = [{"unit": "segment", **r} for r in rows] + [
@@ -200,8 +196,6 @@ def significance_table(campaign, params: Mapping[str, str]):
 
 
 def agreement_table(campaign, params: Mapping[str, str]):
-    from ...models import CampaignResults
-
     header = CampaignResults.objects.filter(campaign=campaign).only("agreement").first()
     agreement = header.agreement if header else {}
     columns = ["judges", "pairs", "mean_abs_diff", "sd_abs_diff"] + [

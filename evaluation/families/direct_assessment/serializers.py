@@ -1,7 +1,7 @@
 """The Direct Assessment family's API columns, also the columns of its CSVs and its admin."""
 from rest_framework import serializers
 
-from .models import SystemResult
+from ...models import SystemResult
 
 
 class SystemResultSerializer(serializers.ModelSerializer):

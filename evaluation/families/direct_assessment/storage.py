@@ -11,14 +11,14 @@ from django.db.models.functions import Cast, Coalesce
 
 from annotation.models import Annotator, Campaign, Judgment, System
 
-from ...models import CampaignResults, WorkerResult
+from ...models import CampaignResults, SignificanceResult, SystemResult, WorkerResult
 from ...presets import conventions_of
 from ...services.binary_copy import copy_arrays
 from ...services.storing import finite as _number
 from ...services.storing import jsonable, replace_results
 from .analysis import ITEM_CODES, DAAnalysis, DAJudgments, PooledReliability, analyse, pooled_reliability
-from .models import SignificanceResult, SystemResult
 from .presets import FAMILY
+from .serializers import SystemResultSerializer
 
 _COLUMNS = 9
 _INT_COLUMNS = 7  # id, annotator, assignment, item type, system, segment, output; then score, seconds
@@ -179,8 +179,6 @@ def _matrix(campaign: Campaign, filter_name: str, table) -> SignificanceResult:
 def _document_tables(campaign: Campaign, analysis: DAAnalysis) -> dict:
     """Per worker filter, the document-level ranking as the `systems/` rows (rank order; unranked last) and its
     significance matrix, as JSON."""
-    from .serializers import SystemResultSerializer
-
     out = {}
     for filter_name, table in analysis.document_systems.items():
         rows = sorted(_system_results(campaign, filter_name, table),

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from ...services.latex import systems_booktabs
 from ...services.results_read import freshness, stored_rows
-from ...services.stability import table_rows as stability_table
-from .. import register
 from ..base import BadQuery, Family, Table
-from . import presenter, presets  # noqa: F401  (registers the family's statistics presets)
+from ..common.stability import answer as stability_answer
+from ..common.stability import table_rows as stability_table
+from . import presenter
+from .presets import PRESETS
 from .storage import compute_error_spans
 
 
 class ErrorSpansFamily(Family):
     name = "error-spans"
     label = "Error spans (ESA, MQM)"
+    presets = PRESETS
     template = "evaluation/families/error_spans.html"
     sections = (("systems", "System scores"), ("errors", "Errors by category"), ("domains", "Per domain"),
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
@@ -56,7 +58,7 @@ class ErrorSpansFamily(Family):
         return gate(campaign, annotator)
 
     stability_filters = ("all", "reliable")
-    #: One score (ESA, or minus MQM), under the name of the shared default variant (services/stability.py).
+    #: One score (ESA, or minus MQM), under the name of the shared default variant (common/stability.py).
     stability_scores = ("z",)
 
     def stability_data(self, campaign, workers, score, last_judgment_id):
@@ -66,10 +68,8 @@ class ErrorSpansFamily(Family):
         return stability_data(campaign, workers, score, last_judgment_id)
 
     def stability(self, campaign, params):
-        """Ranking stability by bootstrap over workers and segments (stability.py, docs/methods.md §12.4)."""
-        from .stability import stability
-
-        return stability(campaign, params)
+        """Ranking stability by bootstrap over workers and segments (common/stability.py, docs/methods.md §12.4)."""
+        return stability_answer(campaign, self, params)
 
     def missing(self, campaign, header):
         """Beyond the default: how many more counted items each unranked system needs under the preset (WMT24
@@ -113,4 +113,5 @@ def systems_latex(campaign, params) -> str:
     return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores")
 
 
-register(ErrorSpansFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = ErrorSpansFamily()

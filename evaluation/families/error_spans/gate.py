@@ -132,7 +132,7 @@ def _contrastive_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarra
 
 def worker_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np.ndarray]:
     """One worker's (perturbed, original) value pairs in one campaign, both finite."""
-    if getattr(campaign.protocol_spec, "contrastive", False):
+    if campaign.protocol_spec.contrastive:
         bad, original = _contrastive_pairs(campaign, annotator_id)
     else:
         bad, original = _single_pairs(campaign, annotator_id)

@@ -9,7 +9,7 @@ from ... import charts
 from ...presenters.formatting import fixed, percent
 from ...services.results_read import stored_rows
 from ..base import BadQuery
-from .stability import page_section as stability_section
+from ..common.stability import page_section as stability_section
 
 #: How the page's ranking stability section names the score it ranks by, in prose.
 RANKED_BY = {"esa": "the mean ESA score of the items", "mqm": "the MQM score (minus the weighted errors) of the items"}

@@ -1,6 +1,6 @@
 """Ranking stability for error-span campaigns (docs/methods.md §12.4): the observations the ESA/MQM ranking
 counts, as the bootstrap's input over workers and segments; the runs, the API answer, the stored tables and the
-page's section are those every family shares (evaluation/services/stability.py, the Direct Assessment section).
+page's section are those every family shares (families/common/stability.py).
 
 The rows are those the stored ranking counts (docs/methods.md §11): the preset's `counted_rows` (tutorials always
 out; under WMT24 perturbed copies, unfinished HITs and a judge's earlier ratings of an item out too; under WMT25
@@ -40,7 +40,7 @@ def stability_data(campaign, workers: str, score: str, last_judgment_id: int) ->
     `last_judgment_id`, ready for the bootstrap; `score` is the shared default ("z"), read as the ranking's own
     score (ESA, or minus MQM)."""
     systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
-    contrastive = bool(getattr(campaign.protocol_spec, "contrastive", False))
+    contrastive = campaign.protocol_spec.contrastive
     obs = load_observations(campaign, last_judgment_id, [pk for pk, _ in systems], contrastive)
     if score_kind(campaign) == "mqm":
         weights = MQM_PRESETS.get((campaign.options or {}).get("mqm_weights", "google"), GOOGLE)
@@ -65,18 +65,3 @@ def stability_data(campaign, workers: str, score: str, last_judgment_id: int) ->
     rows = rows[ranked[obs.system[rows]]]
     return core.prepare(obs.annotator[rows], obs.segment[rows], obs.system[rows], value[rows],
                         [name for _, name in systems])
-
-
-def stability(campaign, params):
-    """The body of GET `stability/` (evaluation/services/stability.py answers every family alike)."""
-    from ...families import family_of
-    from ...services import stability as service
-
-    return service.answer(campaign, family_of(campaign), params)
-
-
-def page_section(campaign, header) -> list[dict]:
-    """The page's "Ranking stability" section per worker filter: the section every family shares."""
-    from ..direct_assessment.stability import page_section as shared_section
-
-    return shared_section(campaign, header)

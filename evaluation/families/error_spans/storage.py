@@ -22,7 +22,7 @@ from .presets import FAMILY, SPAN_RULES
 
 def score_kind(campaign: Campaign) -> str:
     """"mqm" for protocols that weigh errors by category (MQM), else "esa" (the 0–100 score)."""
-    return "mqm" if getattr(campaign.protocol_spec, "mqm", False) else "esa"
+    return "mqm" if campaign.protocol_spec.mqm else "esa"
 
 
 def rules_of(campaign: Campaign, preset: str):
@@ -40,7 +40,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
     last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
     systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
     pks, names = [pk for pk, _ in systems], [name for _, name in systems]
-    contrastive = bool(getattr(campaign.protocol_spec, "contrastive", False))
+    contrastive = campaign.protocol_spec.contrastive
     obs = load_observations(campaign, last_id, pks, contrastive)
     if obs.size == 0:
         return None

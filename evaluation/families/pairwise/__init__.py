@@ -3,7 +3,6 @@ spam misses and rater exclusion, majority votes and agreement."""
 from __future__ import annotations
 
 from ...services.results_read import freshness
-from .. import register
 from ..base import Family, Table
 from . import presenter
 from .serializers import RaterSerializer
@@ -58,4 +57,5 @@ class PairwiseFamily(Family):
         return f"{raters - summary.get('excluded_raters', 0)} / {raters}"
 
 
-register(PairwiseFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = PairwiseFamily()

@@ -1,6 +1,6 @@
 """The pairwise family's results in the admin: counts and sign tests per condition and rater, read-only."""
 from ...admin_inlines import ReadOnlyInline
-from .models import PairwiseResult
+from ...models import PairwiseResult
 from .serializers import PairwiseResultSerializer
 
 

@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
 
 from ... import charts
-from ...models import CampaignResults, WorkerResult
+from ...models import CampaignResults, PairwiseResult, WorkerResult
 from ...presenters.formatting import fixed, percent
 from ...services.latex import booktabs
-from .models import PairwiseResult
 from .serializers import PairwiseResultSerializer, RaterSerializer
 
 CONDITION_ORDER = [("adequacy", "sentence"), ("adequacy", "document"), ("fluency", "sentence"),

@@ -1,8 +1,7 @@
 """The pairwise family's columns: its raters (page, CSV) and its per-condition counts (CSV, admin)."""
 from rest_framework import serializers
 
-from ...models import WorkerResult
-from .models import PairwiseResult
+from ...models import PairwiseResult, WorkerResult
 
 
 class RaterSerializer(serializers.ModelSerializer):

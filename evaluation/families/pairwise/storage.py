@@ -12,10 +12,9 @@ from annotation.models import Annotator, Campaign, Judgment
 from annotation.protocols.pairwise import DEFAULT_MAX_SPAM_MISS_RATE
 
 from ... import stats
-from ...models import CampaignResults, WorkerResult
+from ...models import CampaignResults, PairwiseResult, WorkerResult
 from ...services.storing import finite as _finite
 from ...services.storing import jsonable, replace_results
-from .models import PairwiseResult
 
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
@@ -33,7 +32,7 @@ def load_pairwise(campaign: Campaign) -> dict[str, np.ndarray]:
                      "item__payload__left", "item__payload__spam_side", "item__payload__criterion", "choice",
                      "seconds")
     )
-    default_criterion = campaign.options.get("criterion") or getattr(campaign.protocol_spec, "criterion", "adequacy")
+    default_criterion = campaign.options.get("criterion") or (campaign.protocol_spec.criterion or "adequacy")
     n = len(rows)
     columns = list(zip(*rows, strict=True)) if rows else [()] * 10
     annotator, assignment, item_type, unit, key, left, spam_side, criterion, choice, seconds = columns

@@ -2,7 +2,6 @@
 TER), with rank ranges and clusters, HTER against the number of editors, and every edit with its votes."""
 from __future__ import annotations
 
-from .. import register
 from ..base import Table
 from ..staged import StagedFamily
 from . import presenter, storage
@@ -39,4 +38,5 @@ class PostEditFamily(StagedFamily):
         return "–"
 
 
-register(PostEditFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = PostEditFamily()

@@ -4,8 +4,7 @@ votes; inter- and intra-annotator agreement in WMT's two pairings; Spearman's rh
 from __future__ import annotations
 
 from ...services.results_read import freshness, stored_rows
-from .. import register
-from ..base import Family, Table
+from ..base import Family, Offers, Table
 from . import bootstrap, presenter  # noqa: F401  (bootstrap registers its Celery task with every worker)
 from .analysis import SCORE_NAMES
 from .storage import compute_ranking
@@ -18,6 +17,7 @@ class RankingFamily(Family):
     sections = (("systems", "System scores"), ("head-to-head", "Head to head"), ("workers", "Workers and gold"),
                 ("agreement", "Agreement"), ("combined", "Combined judges"), ("spearman", "Against a reference"))
     endpoints = ("agreement", "head_to_head", "combined", "gold", "spearman")
+    offers = Offers(reference_ranking=True)
 
     def compute(self, campaign):
         return compute_ranking(campaign)
@@ -70,4 +70,5 @@ class RankingFamily(Family):
         return "–"
 
 
-register(RankingFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = RankingFamily()

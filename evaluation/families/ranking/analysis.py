@@ -11,7 +11,8 @@ from ... import stats
 from ...stats import ranking as rk
 from ...stats import schulze
 from ...stats import trueskill as ts
-from .loading import KINDS, Slots
+from ..common.ranked import CONFIDENCE, ranked_table
+from ..common.slots import KINDS, Slots
 
 SYSTEM, REFERENCE, GOLD, BAD = (KINDS.index(k) for k in KINDS)
 #: The count scores, each named as in its source (docs/methods.md §8); TrueSkill comes apart.
@@ -30,7 +31,7 @@ class RankingOptions:
     gold_filter: str = "failed"
     include_reference: bool = True
     bootstrap_runs: int = 100
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
     seed: int = 0
     trueskill: ts.TrueSkillSettings = field(default_factory=ts.TrueSkillSettings)
 
@@ -52,32 +53,6 @@ def bootstrap_count_scores(winner, loser, drawn, n_systems: int, runs: int, seed
         for name, values in _score_arrays(scores).items():
             out[name][run] = values
     return out
-
-
-def ranked_table(score: np.ndarray, runs: np.ndarray | None, confidence: float) -> dict[str, np.ndarray]:
-    """Rank, rank range and cluster from bootstrap runs of a score (WMT14's rule, `stats.trueskill.rank_ranges`),
-    with the percentile interval of the score; without runs, ranks by the score alone."""
-    n = score.size
-    finite = np.isfinite(score)
-    if runs is None or runs.shape[0] == 0:
-        order = np.lexsort((np.arange(n), -np.nan_to_num(score, nan=-np.inf)))
-        rank = np.empty(n, dtype=np.int64)
-        rank[order] = np.arange(1, n + 1)
-        return {"rank": rank, "rank_low": rank, "rank_high": rank, "cluster": np.full(n, -1), "low": np.full(n, np.nan),
-                "high": np.full(n, np.nan)}
-    filled = np.where(np.isfinite(runs), runs, -np.inf)
-    with np.errstate(invalid="ignore"):  # a run where a system was never compared ranks it last (-inf)
-        ranges = ts.rank_ranges(filled, confidence)
-    # The order is the score's on all the data (a run's mean of a ratio is not the ratio of the means).
-    order = np.lexsort((np.arange(n), -np.nan_to_num(score, nan=-np.inf)))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(1, n + 1)
-    cluster = ts.clusters_from_ranges(order, ranges.rank_low, ranges.rank_high)
-    tail = (1 - confidence) / 2 * 100
-    with np.errstate(all="ignore"):
-        low, high = np.nanpercentile(np.where(np.isfinite(runs), runs, np.nan), [tail, 100 - tail], axis=0)
-    return {"rank": rank, "rank_low": ranges.rank_low, "rank_high": ranges.rank_high,
-            "cluster": np.where(finite, cluster, -1), "low": low, "high": high}
 
 
 @dataclass

@@ -16,8 +16,10 @@ from annotation.models import Campaign
 from ...models import CampaignResults, ResultTable
 from ...services.storing import finite, jsonable
 from ...stats import trueskill as ts
+from ..common.ranked import system_names
+from ..common.slots import load_slots
 from .analysis import counted_outcomes
-from .loading import load_slots
+from .options import options_of
 
 RUNS_TABLE = "trueskill_runs"
 
@@ -37,8 +39,6 @@ def start_trueskill_bootstrap(campaign_id: int, last_id: int, runs: int) -> int:
 
 def bootstrap_mu(campaign: Campaign, last_id: int, runs: list[int]) -> np.ndarray:
     """μ per system for each of `runs`, on the outcomes the results of `last_id` counted."""
-    from .storage import options_of, system_names
-
     options = options_of(campaign)
     n_systems = len(system_names(campaign))
     outcomes = counted_outcomes(load_slots(campaign, last_id), n_systems, options).outcomes
@@ -81,8 +81,6 @@ def _store_ranges(campaign: Campaign, mu_runs: np.ndarray) -> None:
     ranges = ts.rank_ranges(mu_runs, confidence)
     table = ResultTable.objects.filter(campaign=campaign, name="systems", variant="trueskill").first()
     rows = table.rows if table else []
-    from .storage import system_names
-
     index = {name: i for i, name in enumerate(system_names(campaign))}
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(mu_runs, [tail, 100 - tail], axis=0)

@@ -7,36 +7,17 @@ import time
 import numpy as np
 from django.db.models import Count, Max
 
-from annotation.models import Annotator, Campaign, Judgment, System
+from annotation.models import Annotator, Campaign, Judgment
 
 from ... import stats
 from ...models import CampaignResults, WorkerResult
 from ...services.storing import finite, jsonable, replace_results
 from ...stats import ranking as stats_ranking
-from ...stats import trueskill as ts
-from .analysis import COUNT_SCORES, DEFAULT_SCORE, SCORE_NAMES, RankingAnalysis, RankingOptions, analyse
-from .loading import load_slots
-
-MAX_BOOTSTRAP_RUNS = 1000
-
-
-def system_names(campaign: Campaign) -> list[str]:
-    """The campaign's systems in index order (the order the import created them: by name)."""
-    return list(System.objects.filter(campaign=campaign).order_by("pk").values_list("name", flat=True))
-
-
-def options_of(campaign: Campaign) -> RankingOptions:
-    o = campaign.options or {}
-    settings = o.get("trueskill") or {}
-    return RankingOptions(
-        min_gold=int(o.get("min_gold", 4)), min_gold_accuracy=float(o.get("min_gold_accuracy", 0.7)),
-        gold_filter=str(o.get("gold_filter", "failed")),
-        include_reference=bool(o.get("include_reference", True)),
-        bootstrap_runs=min(int(o.get("bootstrap_runs", 100)), MAX_BOOTSTRAP_RUNS),
-        seed=int(campaign.seed or 0),
-        trueskill=ts.TrueSkillSettings(**{k: settings[k] for k in ("mu", "sigma", "beta", "tau", "draw_probability",
-                                                                   "backend") if k in settings}),
-    )
+from ..common.ranked import system_names
+from ..common.slots import load_slots
+from .analysis import COUNT_SCORES, DEFAULT_SCORE, SCORE_NAMES, RankingAnalysis, analyse
+from .bootstrap import start_trueskill_bootstrap
+from .options import options_of
 
 
 def systems_rows(names: list[str], result: RankingAnalysis, score_name: str, reference: dict | None = None
@@ -130,8 +111,6 @@ def compute_ranking(campaign: Campaign) -> CampaignResults | None:
         "seconds": time.perf_counter() - started, "judgments": result.rankings, "last_judgment_id": last_id,
         "summary": jsonable(summary), "agreement": {}, "translations": b""}, tables=tables)
     if options.bootstrap_runs and result.outcomes.size:
-        from .bootstrap import start_trueskill_bootstrap
-
         start_trueskill_bootstrap(campaign.pk, last_id, options.bootstrap_runs)
     return header
 

@@ -3,7 +3,6 @@ answered correctly with its 95 % Wilson score interval (the human translation as
 clusters; per question its votes, whether it was kept and its difficulty."""
 from __future__ import annotations
 
-from .. import register
 from ..base import Table
 from ..staged import StagedFamily
 from . import presenter, storage
@@ -42,4 +41,5 @@ class ReadingComprehensionFamily(StagedFamily):
         return "–"
 
 
-register(ReadingComprehensionFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = ReadingComprehensionFamily()

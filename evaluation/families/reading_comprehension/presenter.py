@@ -7,11 +7,10 @@ from annotation.services.stages import stage_progress
 from ... import charts
 from ...presenters.formatting import fixed
 from ...services.results_read import stored_rows
+from .storage import root_of
 
 
 def page_context(campaign, header, workers: list[dict], request) -> dict:
-    from .storage import root_of
-
     campaign = root_of(campaign)
     summary = header.summary if header else {}
     systems = stored_rows(campaign, "systems")

@@ -4,7 +4,6 @@ the share of their sentences flagged as machine-made by the detect stage and whe
 accepted translations as extra references."""
 from __future__ import annotations
 
-from .. import register
 from ..base import Table
 from ..staged import StagedFamily
 from . import presenter, storage
@@ -55,4 +54,5 @@ class ReferenceTranslationFamily(StagedFamily):
         return "–"
 
 
-register(ReferenceTranslationFamily())
+#: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
+FAMILY = ReferenceTranslationFamily()

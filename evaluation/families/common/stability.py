@@ -1,4 +1,5 @@
-"""Ranking stability's requests, stored figures and answers, for any family that offers it (docs/methods.md §12.4).
+"""Ranking stability's requests, stored figures, answers and page section, for any family that offers it
+(docs/methods.md §12.4).
 
 A family offers ranking stability through `Family.stability_filters` and `Family.stability_data`; the bootstrap
 runs as Celery subtasks (evaluation/stability_tasks.py) and its figures are stored as two `ResultTable`s per
@@ -13,20 +14,23 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Campaign
 
-from ..families.base import BadQuery, Family
-from ..models import CampaignResults, ResultTable
-from ..services.results_read import freshness
-from ..services.storing import jsonable
-from ..stats import stability as core
+from ...charts.stability import rank_probability_chart
+from ...models import CampaignResults, ResultTable
+from ...presenters.formatting import fixed
+from ...services.results_read import freshness
+from ...services.storing import jsonable
+from ...stats import stability as core
+from .. import family_of
+from ..base import BadQuery, Family
 
 TABLE = "stability"
 SUMMARY = "stability-summary"
-SCORES = ("z", "raw")
 DEFAULT_RESAMPLES = 1000
 MIN_RESAMPLES, MAX_RESAMPLES = 100, 10_000
 DEFAULT_SEED = 0
@@ -73,7 +77,7 @@ def parse(family: Family, params: Mapping[str, str], *, reading: bool = False) -
     if workers and workers not in filters:
         raise BadQuery(f"workers must be {' or '.join(filters)}")
     score = params.get("score") or "z"
-    scores = getattr(family, "stability_scores", SCORES)  # a family with one score offers only the default
+    scores = family.stability_scores
     if score not in scores:
         raise BadQuery(f"score must be {' or '.join(scores)}" if len(scores) > 1 else "this campaign's ranking "
                        "has one score: leave score out")
@@ -274,3 +278,58 @@ def table_rows(campaign: Campaign, params: Mapping[str, str]) -> tuple[list[str]
             rows.append({"workers": workers, "score": score or "z", **row})
         columns += [c for c in table.columns if c not in columns]
     return columns, rows
+
+
+FILTER_TITLES = {"reliable": "Quality-controlled: reliable workers only", "all": "Unfiltered: all workers"}
+
+
+# Page ------------------------------------------------------------------------------------------------------
+
+def page_section(campaign, header) -> list[dict]:
+    """Per worker filter (z-scores), what the page's "Ranking stability" section shows: the run's status, the
+    ranking's figures, the chart and its numbers."""
+    filters = family_of(campaign).stability_filters
+    tables = stored_variants(campaign, [StabilityRequest(w, "z", None, None).variant
+                                                for w in filters])
+    out = []
+    for workers in filters:
+        summary, rows = tables[workers]
+        summary = summary or {}
+        done = "stable_ranking_probability" in summary
+        chart_rows = [{"label": f"{r['observed_rank']}. {r['system']}", "system": r["system"],
+                       "probabilities": [r[f"p_rank_{k + 1}"] for k in range(len(rows))],
+                       "mean_rank": r["mean_rank"], "interval": (r["rank_low"], r["rank_high"]),
+                       "score_text": fixed(r["observed_score"]), "mean_text": fixed(r["mean_rank"], 2)}
+                      for r in rows]
+        for row in chart_rows:
+            row["cells"] = [_percent(p) for p in row["probabilities"]]
+        srp = summary.get("stable_ranking_probability")
+        out.append({
+            "workers": workers, "title": FILTER_TITLES.get(workers, workers), "done": done,
+            "status": summary.get("status", "none"), "error": summary.get("error"), "detail": summary.get("detail"),
+            "running": _running(summary),
+            "stale": done and (header is None or summary.get("results_run") != header.runs),
+            "srp": _percent(srp), "same_order": _percent(summary.get("same_order")),
+            "same_relations": _percent(summary.get("same_relations")), "resamples": summary.get("resamples"),
+            "seed": summary.get("seed"), "distinct_patterns": summary.get("distinct_patterns"),
+            "svg": rank_probability_chart(chart_rows, srp=srp, title="Rank probabilities, "
+                                          + FILTER_TITLES.get(workers, workers)) if done else None,
+            "ranks": list(range(1, len(rows) + 1)), "rows": chart_rows,
+        })
+    return out
+
+
+def _running(summary: dict) -> dict | None:
+    """The running run's resamples and start time (UTC, to the minute), or None."""
+    run = summary.get("run") or {}
+    if summary.get("status") != "running":
+        return None
+    started = str(run.get("started_at") or "")
+    return {"resamples": run.get("resamples"), "since": started[:16].replace("T", " ")}
+
+
+def _percent(value) -> str:
+    """A probability in per cent: one decimal strictly between 0 and 1, none at the ends."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    return f"{100 * value:.1f} %" if 0 < value < 1 else f"{100 * value:.0f} %"

@@ -1,4 +1,5 @@
-"""Loading a ranking campaign's judgments as one row per ranked slot, expanded in the database.
+"""Loading a ranked-screen campaign's judgments (ranking, constituent acceptance) as one row per ranked slot,
+expanded in the database.
 
 A ranking judgment stores its ranks by opaque candidate key, and its item's payload says which system
 (or control) stands behind each key (annotation/protocols/ranking.py). The join of the two is done

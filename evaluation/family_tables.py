@@ -1,9 +1,17 @@
-"""The Direct Assessment family's result tables: system scores and the significance matrix."""
+"""The result tables two families keep beside the shared ones: Direct Assessment's system scores and significance
+matrix, and pairwise's preference counts.
+
+They sit with `evaluation.models` (which imports them, so that Django finds every model of the app) below the
+families, so that loading the models imports no family (docs/architecture.md, evaluation's layers).
+"""
 from django.db import models
 
-from annotation.models import Campaign
+from annotation.models import Annotator, Campaign
 
-from ...models import WorkerFilter
+
+class WorkerFilter(models.TextChoices):
+    RELIABLE = "reliable", "Reliable workers only"
+    ALL = "all", "All workers"
 
 
 class SystemResult(models.Model):
@@ -49,3 +57,32 @@ class SignificanceResult(models.Model):
 
     def __str__(self):
         return f"significance ({self.get_workers_display().lower()})"
+
+
+
+class PairwiseResult(models.Model):
+    """Preference counts and sign tests of a pairwise campaign per condition (docs/methods.md §7),
+    in total (`rater` empty) and per rater."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pairwise_results")
+    criterion = models.CharField(max_length=10)
+    unit = models.CharField(max_length=10)
+    rater = models.CharField(max_length=255, blank=True)
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, null=True, related_name="+")
+    a = models.PositiveIntegerField(help_text="The campaign's first system preferred.")
+    b = models.PositiveIntegerField(help_text="The second system preferred.")
+    t = models.PositiveIntegerField(help_text="Ties.")
+    x = models.FloatField(null=True)
+    n = models.PositiveIntegerField(null=True)
+    p_value = models.FloatField(null=True, help_text="Two-sided sign test, x = b, n = a + b.")
+    p_value_emerson_simon = models.FloatField(null=True, help_text="x = b + t/2, n = a + b + t.")
+    spam_seen = models.PositiveIntegerField(default=0)
+    spam_missed = models.PositiveIntegerField(default=0)
+    spam_missed_ties = models.PositiveIntegerField(default=0)
+    excluded = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["campaign", "criterion", "unit", "rater"]
+
+    def __str__(self):
+        return f"{self.criterion}, {self.unit}: {self.rater or 'all raters'}"
