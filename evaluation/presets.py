@@ -30,6 +30,8 @@ class Rules:
     cluster_rule: str
     win_rule: str
     scope: str
+    #: Significant digits of the per-translation means (docs/methods.md §5; WMT prints 15).
+    digits: int = 15
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +91,8 @@ def conventions_of(campaign, family: str) -> Conventions:
         threshold=float(campaign.qc_threshold if campaign.qc_threshold is not None else preset.threshold),
         threshold_rule=options.get("threshold_rule", preset.threshold_rule),
         cluster_rule=options.get("cluster_rule", preset.cluster_rule),
-        win_rule=options.get("win_rule", preset.win_rule), scope=options.get("reliability_scope", preset.scope))
+        win_rule=options.get("win_rule", preset.win_rule), scope=options.get("reliability_scope", preset.scope),
+        digits=preset.digits)
 
 
 def passes(p, threshold: float, rule: str):

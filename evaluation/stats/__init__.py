@@ -23,7 +23,7 @@ Conventions
   zeros; otherwise the normal approximation with tie correction and
   continuity correction.  ``method="scipy"`` keeps scipy's ``"auto"``
   choice (Appraise's test and test-set calibration always use it).
-* Per-translation means are rounded to 12 significant digits, so that
+* Per-translation means are summed in ascending order and rounded to 15 significant digits (WMT's), so that
   means equal up to summation order are bit-identical and tie.
 
 API
@@ -50,7 +50,7 @@ systems (§5)
     ``system_scores(system, segment, raw, z, n_systems, confidence=0.95) ->
     SystemScores`` (per system: n_segments, n_judgments, mean_raw, mean_z,
     t-intervals; per translation: system, segment, n, raw, z -- the
-    translation means rounded to 12 significant digits).
+    translation means rounded to `digits`=15 significant digits).
     ``significance(translation_system, translation_z, n_systems,
     method="r"|"scipy") -> Significance(p, stars, n, method)`` -- p[i, j]
     one-sided rank-sum "i better than j".  ``stars(p) -> str array``.
@@ -139,6 +139,7 @@ from .reliability import (
 from .rounding import round_significant
 from .systems import (
     CLUSTER_RULES,
+    TRANSLATION_DIGITS,
     Clusters,
     Significance,
     SystemScores,
@@ -170,6 +171,7 @@ __all__ = [
     "Significance",
     "SpamMisses",
     "SystemScores",
+    "TRANSLATION_DIGITS",
     "WelchReliabilityResult",
     "ZScores",
     "assumption_a",

@@ -24,8 +24,9 @@ __all__ = [
     "clusters",
 ]
 
-#: Significant digits kept in the per-translation means (docs/methods.md §5.2).
-TRANSLATION_DIGITS = 12
+#: Significant digits kept in the per-translation means (docs/methods.md §5): WMT prints them with 15 and
+#: ranks what it reads back. A preset may choose another number (`system_scores(digits=...)`).
+TRANSLATION_DIGITS = 15
 
 #: Cluster rules of :func:`clusters`: WMT's (default) and the older "cluster above" rule.
 CLUSTER_RULES = ("wmt", "above", "adjacent")
@@ -45,8 +46,9 @@ class SystemScores:
     Per translation (system x segment; sorted by system, then segment):
     ``translation_system``, ``translation_segment``, ``translation_n``
     (judgments), ``translation_raw`` (mean raw score), ``translation_z``
-    (mean of the finite z-scores; NaN if none); both means rounded to 12
-    significant digits (:func:`~evaluation.stats.round_significant`).
+    (mean of the finite z-scores; NaN if none); both means summed in
+    ascending order and rounded to ``digits`` (15) significant digits
+    (:func:`~evaluation.stats.round_significant`).
     """
 
     n_segments: np.ndarray
@@ -127,7 +129,8 @@ def _interval(n, mean, sd, confidence):
     return low, high
 
 
-def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0.95) -> SystemScores:
+def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0.95,
+                  digits: int = TRANSLATION_DIGITS) -> SystemScores:
     """Per-system mean raw and z-scores, averaged per segment first (docs/methods.md §5).
 
     Pass only system-output judgments (first judgments and exact repeats
@@ -141,15 +144,19 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
        its judgments (repeats and several workers), ``translation_z`` = mean
        of its *finite* z-scores -- NaN z's are skipped, not propagated; a
        translation whose z's are all NaN gets NaN and is left out of z
-       statistics.  **Both means are rounded to 12 significant digits**
-       (:func:`~evaluation.stats.round_significant`) before anything else
+       statistics.  **Each translation's scores are summed in ascending
+       order** (the same multiset always gives the same bits, whatever
+       order the database returns the rows in) **and both means are rounded
+       to ``digits`` significant digits** (default 15, WMT's: its pipeline
+       prints the means with 15 digits and ranks what it reads back;
+       :func:`~evaluation.stats.round_significant`) before anything else
        uses them -- the system means and intervals here, and the rank tests
-       the caller runs on them (:func:`significance`).  The sums behind the
-       means are taken in row order, which the database does not fix, so
-       means that are mathematically equal (one translation scored 50 and
-       90, another 70 and 70) can differ in the last bit; rounded, they are
-       bit-identical and tie in the rank tests, and the same judgments give
-       the same p-values whatever the row order.
+       the caller runs on them (:func:`significance`).  Means that are
+       mathematically equal but summed from other numbers (one translation
+       scored 50 and 90, another 70 and 70) then usually become
+       bit-identical and tie in the rank tests.  Fewer digits merge means
+       that WMT keeps apart (12 digits: about 100 of 3,600 per-translation
+       means of one WMT21 pair).
     2. System: mean over its translations (a macro average over segments),
        as the WMT scripts and Appraise compute it.  ``n_segments`` = WMT's N,
        ``n_judgments`` = N.ALL.
@@ -177,9 +184,9 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
     t_segment = uniq % max(n_seg, 1)
     t_n = g.group_count(inv, n_t)
     finite = np.isfinite(z)
-    # equal numbers compare equal: drop the summation-order noise in the last bits
-    t_raw = round_significant(g.group_mean(inv, raw, n_t), TRANSLATION_DIGITS)
-    t_z = round_significant(g.group_mean(inv[finite], z[finite], n_t), TRANSLATION_DIGITS)
+    # equal numbers compare equal: a canonical summation order, then WMT's precision
+    t_raw = round_significant(g.group_mean_canonical(inv, raw, n_t), digits)
+    t_z = round_significant(g.group_mean_canonical(inv[finite], z[finite], n_t), digits)
 
     n_judgments = g.group_count(system, n_systems)
     n_segments, mean_raw, sd_raw = g.group_mean_sd(t_system, t_raw, n_systems)
@@ -230,8 +237,8 @@ def significance(translation_system, translation_z, n_systems: int, method: str 
 
     Inputs are the per-translation arrays of :func:`system_scores`
     (``translation_system``, ``translation_z``; raw means work the same way),
-    whose means are already rounded to 12 significant digits so that equal
-    means tie.  For every ordered pair (i, j), i != j: ``p[i, j]`` is the
+    whose means are already rounded (15 significant digits by default) so
+    that equal means tie.  For every ordered pair (i, j), i != j: ``p[i, j]`` is the
     p-value of an unpaired, one-sided rank-sum test, H1: system i's
     translations score higher -- R's ``wilcox.test(x_i, x_j,
     alternative="greater")``.  Each unordered pair is ranked once and gives
