@@ -15,7 +15,8 @@ from config.registry import Registry
 THRESHOLD_RULES = (("lt", "reliable when p < threshold"), ("le", "reliable when p ≤ threshold"))
 CLUSTER_RULES = (("wmt", "WMT: a boundary below a system that wins against every system below it"),
                  ("above", "a system opens a cluster when significantly worse than every member of the one above"),
-                 ("adjacent", "WMT25: a boundary between neighbours where the upper one is significantly better"))
+                 ("adjacent", "WMT25: a boundary between neighbours where the upper one is significantly better"),
+                 ("wmt24", "WMT24 (get_clusters): a boundary only where every system above differs from all below"))
 SCOPES = (("study", "a worker's pairs in every campaign of the study"), ("campaign", "the campaign's pairs only"))
 WIN_RULES = (("higher", "only a higher-ranked system can win"),)
 

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats as sps
 
 from . import _grouping as g
+from . import esa_ranking
 
 SEVERITIES = ("minor", "major", "critical")
 
@@ -121,13 +122,18 @@ def system_means(item_system, item_score, n_systems: int, item_domain=None, n_do
 
 @dataclass(frozen=True)
 class PairedSignificance:
-    """p[i, j]: one-sided p that system i is better than system j (NaN on the diagonal and where no items are
-    shared); `n[i, j]` the shared items; `per_domain[d, i, j]` the per-domain two-sided p (WMT24 only)."""
+    """p[i, j]: the p-value of the test of system i against system j (NaN on the diagonal and where no items
+    are shared): one-sided "i better" for "wmt25" and "stouffer", the same for (i, j) and (j, i) for "wmt24";
+    `n[i, j]` the shared items (slots); `per_domain[d, i, j]` the per-domain two-sided p ("wmt24", "stouffer")."""
 
     p: np.ndarray
     n: np.ndarray
     method: str
     per_domain: np.ndarray | None = None
+
+
+#: The paired tests of `paired_significance`.
+PAIRED_METHODS = ("wmt24", "wmt25", "stouffer")
 
 
 #: Up to this many differences (zeros included), scipy's `method="auto"` enumerates every sign pattern when there
@@ -190,60 +196,68 @@ def wilcoxon_enumerated(d: np.ndarray, alternative: str) -> float:
     return min(1.0, 2 * min(less, greater))
 
 
-def _shared(item_system, item_key, score, n_systems: int):
-    """A (keys × systems) matrix of scores, NaN where a system has no score for that key."""
-    keys, key_code = np.unique(np.asarray(item_key), return_inverse=True)
-    matrix = np.full((keys.size, n_systems), np.nan)
-    matrix[key_code, np.asarray(item_system, dtype=np.int64)] = score
-    return matrix
+def _shared(item_system, item_key, score, n_systems: int, item_wave=None):
+    """A (keys × systems) matrix of scores, NaN where a system has no score for that key (or (key, wave) slot)."""
+    return esa_ranking.slot_matrix(item_system, item_key, score, n_systems, wave=item_wave)
 
 
 def paired_significance(item_system, item_key, item_score, n_systems: int, item_domain=None,
-                        method: str = "wmt25") -> PairedSignificance:
-    """p[i, j] that i scores higher than j on the items both were judged on (`item_key` says which items are the
+                        method: str = "wmt25", item_wave=None) -> PairedSignificance:
+    """p[i, j] for every pair of systems on the items both were judged on (`item_key` says which items are the
     same source segment; one score per (key, system), e.g. the judges' mean).
 
-    * ``"wmt25"``: one-sided paired Wilcoxon signed-rank on the shared items (scipy, see `wilcoxon_p`).
-    * ``"wmt24"``: per domain the paired Wilcoxon on that domain's shared items, one-sided for the combination
-      (and reported two-sided in `per_domain`), the domains combined with Stouffer's method
-      (`scipy.stats.combine_pvalues(method="stouffer")`, unweighted); a domain where the pair shares no
+    * ``"wmt25"`` (WMT25's ``05-compute_clusters.py``): one-sided paired Wilcoxon signed-rank that i scores
+      higher (scipy, see `wilcoxon_p`). With `item_wave` a pair is compared on (item, wave) slots, two waves
+      of one item being two observations, each slot holding one score per system (the later row wins).
+    * ``"wmt24"`` (WMT24's ``tools.py``): per domain the two-sided paired Wilcoxon on that domain's shared
+      items, the domains combined by `esa_ranking.stouffer_two_sided`; p[i, j] = p[j, i]: the direction is
+      dropped, as WMT24 computed it. A domain where the pair shares no item is left out (the script only
+      sees the shared items' domains).
+    * ``"stouffer"``: the directional variant: per domain the one-sided Wilcoxon, combined with
+      `scipy.stats.combine_pvalues(method="stouffer")` (unweighted); a domain where the pair shares no
       non-tied item is left out.
     """
-    if method not in ("wmt24", "wmt25"):
-        raise ValueError("method must be 'wmt24' or 'wmt25'")
+    if method not in PAIRED_METHODS:
+        raise ValueError(f"method must be one of {PAIRED_METHODS}")
     item_system = np.asarray(item_system, dtype=np.int64)
     score = np.asarray(item_score, dtype=np.float64)
     domain = np.zeros(item_system.size, dtype=np.int64) if item_domain is None else np.asarray(item_domain)
-    n_domains = int(domain.max(initial=0)) + 1 if method == "wmt24" else 1
+    wave = None if item_wave is None or method != "wmt25" else np.asarray(item_wave)
     if method == "wmt25":
         domain = np.zeros_like(domain)
+    n_domains = int(domain.max(initial=0)) + 1
     p = np.full((n_systems, n_systems), np.nan)
     n = np.zeros((n_systems, n_systems), dtype=np.int64)
-    per_domain = np.full((n_domains, n_systems, n_systems), np.nan)
+    two = np.full((n_domains, n_systems, n_systems), np.nan)
     one_sided = np.full((n_domains, n_systems, n_systems), np.nan)
+    shared = np.zeros((n_domains, n_systems, n_systems), dtype=bool)
     for d in range(n_domains):
         here = domain == d
-        matrix = _shared(item_system[here], np.asarray(item_key)[here], score[here], n_systems)
+        matrix = _shared(item_system[here], np.asarray(item_key)[here], score[here], n_systems,
+                         None if wave is None else wave[here])
         for i in range(n_systems):
             for j in range(i + 1, n_systems):
                 both = np.isfinite(matrix[:, i]) & np.isfinite(matrix[:, j])
                 diff = matrix[both, i] - matrix[both, j]
                 n[i, j] += both.sum()
                 n[j, i] += both.sum()
-                one_sided[d, i, j], one_sided[d, j, i], two_sided = wilcoxon_both_ways(diff)
-                if method == "wmt24":
-                    per_domain[d, i, j] = per_domain[d, j, i] = two_sided
-    if method == "wmt25":
-        p = one_sided[0]
-    else:
-        for i in range(n_systems):
-            for j in range(n_systems):
+                shared[d, i, j] = shared[d, j, i] = both.any()
+                one_sided[d, i, j], one_sided[d, j, i], two[d, i, j] = wilcoxon_both_ways(diff)
+                two[d, j, i] = two[d, i, j]
+    for i in range(n_systems):
+        for j in range(n_systems):
+            if i == j:
+                continue
+            if method == "wmt25":
+                p[i, j] = one_sided[0, i, j]
+            elif method == "wmt24":
+                p[i, j] = esa_ranking.stouffer_two_sided(two[shared[:, i, j], i, j])
+            else:
                 ps = one_sided[:, i, j]
                 ps = ps[np.isfinite(ps)]
-                if i != j and ps.size:
+                if ps.size:
                     p[i, j] = ps[0] if ps.size == 1 else float(sps.combine_pvalues(ps, method="stouffer").pvalue)
-    np.fill_diagonal(p, np.nan)
-    return PairedSignificance(p=p, n=n, method=method, per_domain=per_domain if method == "wmt24" else None)
+    return PairedSignificance(p=p, n=n, method=method, per_domain=None if method == "wmt25" else two)
 
 
 def approximate_randomization(a, b, trials: int = 10_000, seed: int = 0) -> float:

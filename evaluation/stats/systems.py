@@ -8,6 +8,7 @@ import numpy as np
 from scipy import stats
 
 from . import _grouping as g
+from . import esa_ranking as esa
 from ._ranktests import RankSample, mwu
 from .rounding import round_significant
 
@@ -28,8 +29,8 @@ __all__ = [
 #: ranks what it reads back. A preset may choose another number (`system_scores(digits=...)`).
 TRANSLATION_DIGITS = 15
 
-#: Cluster rules of :func:`clusters`: WMT's (default) and the older "cluster above" rule.
-CLUSTER_RULES = ("wmt", "above", "adjacent")
+#: Cluster rules of :func:`clusters`: WMT's (default), the older "cluster above" rule, WMT25's and WMT24's.
+CLUSTER_RULES = ("wmt", "above", "adjacent", "wmt24")
 
 
 @dataclass(frozen=True)
@@ -330,11 +331,16 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
     otherwise joins it.  Only the cluster directly above is consulted.
 
     ``rule="adjacent"`` (WMT25's ESA findings): a boundary falls between two
-    neighbours in the order where the upper one wins against the lower one
-    (``p_matrix[upper, lower] < alpha``, e.g. a one-sided paired Wilcoxon);
-    no other pair is consulted.
+    neighbours in the order where the upper one's p against the lower one
+    is below alpha (e.g. a one-sided paired Wilcoxon); no other pair is
+    consulted. Rank ranges walk from the system to the first significant
+    system above and below (:func:`~evaluation.stats.esa_ranking.wmt25_rank_ranges`).
 
-    Rank ranges, for every rule: ``rank_low`` (best possible rank) = 1 +
+    ``rule="wmt24"`` (WMT24's ``get_clusters``): a boundary only where every
+    system above differs (p ≤ alpha) from every system below; rank ranges
+    (losses + 1, N − wins) (:mod:`~evaluation.stats.esa_ranking`).
+
+    Rank ranges of the other rules: ``rank_low`` (best possible rank) = 1 +
     the number of systems that win against the system; ``rank_high``
     (worst possible rank) = the number of ranked systems - the number of
     systems it wins against.
@@ -361,8 +367,9 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
             # a boundary below position k opens a new cluster at position k + 1
             cluster[order] = 1 + np.r_[0, np.cumsum(beats_all_below[:-1])]
         elif rule == "adjacent":
-            boundary = win[order[:-1], order[1:]]
-            cluster[order] = 1 + np.r_[0, np.cumsum(boundary)]
+            cluster[order] = esa.wmt25_clusters(order, p, alpha)
+        elif rule == "wmt24":
+            cluster[order] = esa.wmt24_clusters(order, p, alpha)
         else:
             current: list[int] = []
             number = 0
@@ -373,10 +380,13 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
                         current = []
                     current.append(int(sys_code))
                     cluster[sys_code] = number
-        n_beaten_by = win[:, order].sum(axis=0)
-        n_beats = win[order, :].sum(axis=1)
-        rank_low[order] = 1 + n_beaten_by
-        rank_high[order] = order.size - n_beats
+        if rule == "adjacent":
+            rank_low[order], rank_high[order] = esa.wmt25_rank_ranges(order, p, alpha)
+        elif rule == "wmt24":
+            rank_low[order], rank_high[order] = esa.wmt24_rank_ranges(order, mean_z, p, alpha)
+        else:
+            rank_low[order] = 1 + win[:, order].sum(axis=0)
+            rank_high[order] = order.size - win[order, :].sum(axis=1)
 
     return Clusters(
         order=order,
