@@ -126,6 +126,9 @@ def install(options_module, reliability_tests) -> None:
     options_module.set_choices("threshold_rule", lambda: THRESHOLD_RULES)
     options_module.set_choices("cluster_rule", lambda: CLUSTER_RULES)
     options_module.set_choices("reliability_scope", lambda: SCOPES)
+    from .stats.error_spans import MQM_PRESETS
+
+    options_module.set_choices("mqm_weights", lambda: [(name, w.label or name) for name, w in MQM_PRESETS.items()])
 
     def preset_default(values):
         preset = _chosen(values)

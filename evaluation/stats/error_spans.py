@@ -24,36 +24,62 @@ SEVERITIES = ("minor", "major", "critical")
 
 @dataclass(frozen=True)
 class MqmWeights:
-    """How an MQM error weighs (Freitag et al. 2021 Table 2, Google's releases). `severity` gives the base weight;
-    `categories` overrides it for a category (matched on the whole name or its top level, "Fluency/Punctuation"
-    before "Fluency") and severity; `source_side` is the factor for errors marked in the source."""
+    """How an MQM error weighs (docs/methods.md §11; Freitag et al. 2021 Table 2, Google's releases).
+
+    Names are matched case-insensitively, a trailing "!" ignored ("Non-translation!"). In order: the severities
+    `neutral` and `no-error` and the category `No-error` weigh 0; `last_part` gives the weight of a category by
+    its last part whatever the severity (Marot's "Source issue" 0); `categories` overrides the severity's weight
+    for a category path and severity ("*" for any), the most specific prefix of the path first
+    ("Fluency/Punctuation" before "Fluency"); otherwise `severity` (a severity not listed weighs 0).
+    `source_side` multiplies the weight of an error whose span is marked in the source (1: where a span sits
+    says nothing about its weight)."""
 
     name: str
     severity: dict = field(default_factory=lambda: {"minor": 1.0, "major": 5.0, "critical": 10.0})
     categories: dict = field(default_factory=dict)
     source_side: float = 1.0
+    last_part: dict = field(default_factory=dict)
+    label: str = ""
 
     def weight(self, category: str, severity: str, source_side: bool = False) -> float:
         key = category.strip().lower().rstrip("!")  # Google's files write "Non-translation!"
-        top = key.split("/")[0]
         sev = severity.strip().lower()
-        if key in ("no-error", "no error"):
+        if key in ("no-error", "no error") or sev in ("no-error", "no error", "neutral"):
             return 0.0
-        found = self.categories.get((key, sev), self.categories.get((key, "*"),
-                                    self.categories.get((top, sev), self.categories.get((top, "*")))))
+        parts = key.split("/")
+        found = self.last_part.get(parts[-1].strip())
+        for size in range(len(parts), 0, -1):
+            if found is not None:
+                break
+            prefix = "/".join(parts[:size])
+            found = self.categories.get((prefix, sev), self.categories.get((prefix, "*")))
         base = self.severity.get(sev, 0.0) if found is None else found
         return base * (self.source_side if source_side else 1.0)
 
 
-#: Google's weights: major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25 (whatever its severity).
-GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0})
-#: The same, with errors marked in the source weighing 0 (as some releases score source-side and
-#: 'creative reinterpretation' labels).
-GOOGLE_SOURCE_ZERO = MqmWeights("google-source-zero", categories={
-    ("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0,
-    ("creative reinterpretation", "*"): 0.0, ("source issue", "*"): 0.0, ("source error", "*"): 0.0},
-    source_side=0.0)
-MQM_PRESETS = {w.name: w for w in (GOOGLE, GOOGLE_SOURCE_ZERO)}
+#: Google's weights (Freitag et al. 2021): major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25
+#: whatever its severity, critical 10.
+GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0},
+                    label="Google (Freitag et al. 2021): major 5, minor 1, minor Fluency/Punctuation 0.1, "
+                    "Non-translation 25, critical 10")
+#: mt-metrics-eval's score_mqm.py, which scored the TED 2021 releases: its default weights Major:5 Minor:1
+#: Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1, the most specific match; any other
+#: severity (critical) weighs 0 there, and so here.
+SCORE_MQM = MqmWeights("score-mqm", severity={"minor": 1.0, "major": 5.0},
+                       categories={("non-translation", "major"): 25.0, ("fluency/punctuation", "minor"): 0.1},
+                       label="mt-metrics-eval score_mqm.py (TED 2021 releases): Major 5, Minor 1, Major "
+                       "Non-translation 25, Minor Fluency/Punctuation 0.1")
+#: Marot's weights (WMT23 en-de release; WMT24's tools.py `mqm_weights`): Google's, with the categories
+#: "Source issue"/"Source error" and "Creative Reinterpretation" weighing 0 (matched on the last part of the
+#: category), critical as major (5); an error marked in the source keeps its weight.
+MAROT = MqmWeights("wmt23-marot", severity={"minor": 1.0, "major": 5.0, "critical": 5.0},
+                   categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0},
+                   last_part={"source issue": 0.0, "source error": 0.0, "creative reinterpretation": 0.0},
+                   label="Marot (WMT23 release): Google's, Source issue/error and Creative Reinterpretation 0")
+#: The name this option had for Marot's release; it zeroed every error marked in the source, which the
+#: release does not do. Kept so that stored campaigns keep working; it now means Marot's weights.
+GOOGLE_SOURCE_ZERO = MAROT
+MQM_PRESETS = {"google": GOOGLE, "score-mqm": SCORE_MQM, "wmt23-marot": MAROT, "google-source-zero": MAROT}
 
 
 def error_weights(category_names, severity_names, category, severity, source_side, weights: MqmWeights = GOOGLE

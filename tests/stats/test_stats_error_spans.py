@@ -23,7 +23,8 @@ def test_mqm_weights_by_hand():
     assert w.weight("Non-translation", "minor") == 25 and w.weight("Non-translation", "major") == 25
     assert w.weight("No-error", "minor") == 0
     assert w.weight("Accuracy/Omission", "major", source_side=True) == 5
-    assert es.GOOGLE_SOURCE_ZERO.weight("Accuracy/Omission", "major", source_side=True) == 0
+    # the old name now means Marot's weights: an error marked in the source keeps its weight
+    assert es.GOOGLE_SOURCE_ZERO.weight("Accuracy/Omission", "major", source_side=True) == 5
     assert es.GOOGLE_SOURCE_ZERO.weight("Source issue", "major") == 0
 
 
