@@ -20,7 +20,8 @@ from .registry import FAMILIES
 THRESHOLD_RULES = (("lt", "reliable when p < threshold"), ("le", "reliable when p ≤ threshold"))
 CLUSTER_RULES = (("wmt", "WMT: a boundary below a system that wins against every system below it"),
                  ("above", "a system opens a cluster when significantly worse than every member of the one above"),
-                 ("adjacent", "WMT25: a boundary between neighbours where the upper one is significantly better"))
+                 ("adjacent", "WMT25: a boundary between neighbours where the upper one is significantly better"),
+                 ("wmt24", "WMT24 (get_clusters): a boundary only where every system above differs from all below"))
 SCOPES = (("study", "a worker's pairs in every campaign of the study"), ("campaign", "the campaign's pairs only"))
 WIN_RULES = (("higher", "only a higher-ranked system can win"),)
 
@@ -35,6 +36,8 @@ class Rules:
     cluster_rule: str
     win_rule: str
     scope: str
+    #: Significant digits of the per-translation means (docs/methods.md §5; WMT prints 15).
+    digits: int = 15
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,7 +100,8 @@ def conventions_of(campaign, family: str) -> Conventions:
         threshold=float(campaign.qc_threshold if campaign.qc_threshold is not None else preset.threshold),
         threshold_rule=options.get("threshold_rule", preset.threshold_rule),
         cluster_rule=options.get("cluster_rule", preset.cluster_rule),
-        win_rule=options.get("win_rule", preset.win_rule), scope=options.get("reliability_scope", preset.scope))
+        win_rule=options.get("win_rule", preset.win_rule), scope=options.get("reliability_scope", preset.scope),
+        digits=preset.digits)
 
 
 def passes(p, threshold: float, rule: str):
@@ -130,6 +134,9 @@ def install(options_module, reliability_tests) -> None:
     options_module.set_choices("threshold_rule", lambda: THRESHOLD_RULES)
     options_module.set_choices("cluster_rule", lambda: CLUSTER_RULES)
     options_module.set_choices("reliability_scope", lambda: SCOPES)
+    from .stats.error_spans import MQM_PRESETS
+
+    options_module.set_choices("mqm_weights", lambda: [(name, w.label or name) for name, w in MQM_PRESETS.items()])
 
     def preset_default(values):
         preset = _chosen(values)

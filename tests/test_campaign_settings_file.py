@@ -73,7 +73,7 @@ def test_options_given_beside_the_settings_file_win(api, admin_client, tmp_path)
     # a value the file chose itself stays: ESA's threshold 0.02, with the preset wmt24-esa given beside it
     esa = settings_of(api, cli(tmp_path, "esa", protocol_lines("esa"), "esa base", CHOSEN["esa"]))
     again = cli(tmp_path, None, protocol_lines("esa"), "esa again", {"statistics_preset": "wmt24-esa"}, esa)
-    assert (again.qc_threshold, again.options["cluster_rule"]) == (0.02, "wmt")
+    assert (again.qc_threshold, again.options["cluster_rule"]) == (0.02, "wmt24")
 
 
 BAD_FILES = [

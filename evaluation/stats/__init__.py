@@ -23,7 +23,7 @@ Conventions
   zeros; otherwise the normal approximation with tie correction and
   continuity correction.  ``method="scipy"`` keeps scipy's ``"auto"``
   choice (Appraise's test and test-set calibration always use it).
-* Per-translation means are rounded to 12 significant digits, so that
+* Per-translation means are summed in ascending order and rounded to 15 significant digits (WMT's), so that
   means equal up to summation order are bit-identical and tie.
 
 API
@@ -47,17 +47,21 @@ zscores (§5)
     ``standardise(worker, scores, n_workers, fit=None) -> ZScores(z, mean,
     sd, n, constant)``; ``worker_means(worker, values, n_workers) -> array``.
 systems (§5)
-    ``system_scores(system, segment, raw, z, n_systems, confidence=0.95) ->
+    ``system_scores(system, segment, raw, z, n_systems, confidence=0.95, digits=15) ->
     SystemScores`` (per system: n_segments, n_judgments, mean_raw, mean_z,
     t-intervals; per translation: system, segment, n, raw, z -- the
-    translation means rounded to 12 significant digits).
+    translation means rounded to `digits`=15 significant digits).
     ``significance(translation_system, translation_z, n_systems,
     method="r"|"scipy") -> Significance(p, stars, n, method)`` -- p[i, j]
     one-sided rank-sum "i better than j".  ``stars(p) -> str array``.
     ``wins(mean, p, alpha=0.05) -> bool array`` -- p[i, j] < alpha and i
     ranked above j.
-    ``clusters(mean_z, p_matrix, alpha=0.05, rule="wmt"|"above") ->
-    Clusters(order, rank, cluster, alpha, rank_low, rank_high, rule)``.
+    ``clusters(mean_z, p_matrix, alpha=0.05, rule="wmt"|"above"|"adjacent"|"wmt24") ->
+    Clusters(order, rank, cluster, alpha, rank_low, rank_high, rule)``;
+    "adjacent" and "wmt24" are WMT25's and WMT24's ESA rules (``esa_ranking``).
+esa_ranking (§11; WMT24 tools.py, WMT25 05-compute_clusters.py)
+    ``stouffer_two_sided``, ``slot_matrix`` ((item, wave) slots), ``wmt24_clusters``,
+    ``wmt24_rank_ranges``, ``wmt25_clusters``, ``wmt25_rank_ranges``, ``wmt25_table_rules``.
 rounding (§5.2)
     ``round_significant(x, digits=12) -> array`` -- equal numbers compare
     equal (NaN-, inf- and zero-safe).
@@ -139,6 +143,7 @@ from .reliability import (
 from .rounding import round_significant
 from .systems import (
     CLUSTER_RULES,
+    TRANSLATION_DIGITS,
     Clusters,
     Significance,
     SystemScores,
@@ -170,6 +175,7 @@ __all__ = [
     "Significance",
     "SpamMisses",
     "SystemScores",
+    "TRANSLATION_DIGITS",
     "WelchReliabilityResult",
     "ZScores",
     "assumption_a",

@@ -19,6 +19,7 @@ __all__ = [
     "group_count",
     "group_sum",
     "group_mean",
+    "group_mean_canonical",
     "group_mean_sd",
     "group_all_equal",
     "group_split",
@@ -88,6 +89,15 @@ def group_mean(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Mean of ``values`` per group; NaN for empty groups."""
     count = group_count(codes, n)
     return _safe_divide(group_sum(codes, values, n), count, count > 0)
+
+
+def group_mean_canonical(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Mean of ``values`` per group, each group summed in ascending order of its values (NaN if empty).
+
+    ``np.bincount`` adds in row order, so the same multiset of values arriving in another order can
+    give another last bit; summed sorted, it always gives the same bits (docs/methods.md §5)."""
+    order = np.lexsort((values, codes))
+    return group_mean(codes[order], values[order], n)
 
 
 def group_mean_sd(codes: np.ndarray, values: np.ndarray, n: int, ddof: int = 1):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats as sps
 
 from . import _grouping as g
+from . import esa_ranking
 
 SEVERITIES = ("minor", "major", "critical")
 
@@ -23,36 +24,62 @@ SEVERITIES = ("minor", "major", "critical")
 
 @dataclass(frozen=True)
 class MqmWeights:
-    """How an MQM error weighs (Freitag et al. 2021 Table 2, Google's releases). `severity` gives the base weight;
-    `categories` overrides it for a category (matched on the whole name or its top level, "Fluency/Punctuation"
-    before "Fluency") and severity; `source_side` is the factor for errors marked in the source."""
+    """How an MQM error weighs (docs/methods.md §11; Freitag et al. 2021 Table 2, Google's releases).
+
+    Names are matched case-insensitively, a trailing "!" ignored ("Non-translation!"). In order: the severities
+    `neutral` and `no-error` and the category `No-error` weigh 0; `last_part` gives the weight of a category by
+    its last part whatever the severity (Marot's "Source issue" 0); `categories` overrides the severity's weight
+    for a category path and severity ("*" for any), the most specific prefix of the path first
+    ("Fluency/Punctuation" before "Fluency"); otherwise `severity` (a severity not listed weighs 0).
+    `source_side` multiplies the weight of an error whose span is marked in the source (1: where a span sits
+    says nothing about its weight)."""
 
     name: str
     severity: dict = field(default_factory=lambda: {"minor": 1.0, "major": 5.0, "critical": 10.0})
     categories: dict = field(default_factory=dict)
     source_side: float = 1.0
+    last_part: dict = field(default_factory=dict)
+    label: str = ""
 
     def weight(self, category: str, severity: str, source_side: bool = False) -> float:
         key = category.strip().lower().rstrip("!")  # Google's files write "Non-translation!"
-        top = key.split("/")[0]
         sev = severity.strip().lower()
-        if key in ("no-error", "no error"):
+        if key in ("no-error", "no error") or sev in ("no-error", "no error", "neutral"):
             return 0.0
-        found = self.categories.get((key, sev), self.categories.get((key, "*"),
-                                    self.categories.get((top, sev), self.categories.get((top, "*")))))
+        parts = key.split("/")
+        found = self.last_part.get(parts[-1].strip())
+        for size in range(len(parts), 0, -1):
+            if found is not None:
+                break
+            prefix = "/".join(parts[:size])
+            found = self.categories.get((prefix, sev), self.categories.get((prefix, "*")))
         base = self.severity.get(sev, 0.0) if found is None else found
         return base * (self.source_side if source_side else 1.0)
 
 
-#: Google's weights: major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25 (whatever its severity).
-GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0})
-#: The same, with errors marked in the source weighing 0 (as some releases score source-side and
-#: 'creative reinterpretation' labels).
-GOOGLE_SOURCE_ZERO = MqmWeights("google-source-zero", categories={
-    ("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0,
-    ("creative reinterpretation", "*"): 0.0, ("source issue", "*"): 0.0, ("source error", "*"): 0.0},
-    source_side=0.0)
-MQM_PRESETS = {w.name: w for w in (GOOGLE, GOOGLE_SOURCE_ZERO)}
+#: Google's weights (Freitag et al. 2021): major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25
+#: whatever its severity, critical 10.
+GOOGLE = MqmWeights("google", categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0},
+                    label="Google (Freitag et al. 2021): major 5, minor 1, minor Fluency/Punctuation 0.1, "
+                    "Non-translation 25, critical 10")
+#: mt-metrics-eval's score_mqm.py, which scored the TED 2021 releases: its default weights Major:5 Minor:1
+#: Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1, the most specific match; any other
+#: severity (critical) weighs 0 there, and so here.
+SCORE_MQM = MqmWeights("score-mqm", severity={"minor": 1.0, "major": 5.0},
+                       categories={("non-translation", "major"): 25.0, ("fluency/punctuation", "minor"): 0.1},
+                       label="mt-metrics-eval score_mqm.py (TED 2021 releases): Major 5, Minor 1, Major "
+                       "Non-translation 25, Minor Fluency/Punctuation 0.1")
+#: Marot's weights (WMT23 en-de release; WMT24's tools.py `mqm_weights`): Google's, with the categories
+#: "Source issue"/"Source error" and "Creative Reinterpretation" weighing 0 (matched on the last part of the
+#: category), critical as major (5); an error marked in the source keeps its weight.
+MAROT = MqmWeights("wmt23-marot", severity={"minor": 1.0, "major": 5.0, "critical": 5.0},
+                   categories={("fluency/punctuation", "minor"): 0.1, ("non-translation", "*"): 25.0},
+                   last_part={"source issue": 0.0, "source error": 0.0, "creative reinterpretation": 0.0},
+                   label="Marot (WMT23 release): Google's, Source issue/error and Creative Reinterpretation 0")
+#: The name this option had for Marot's release; it zeroed every error marked in the source, which the
+#: release does not do. Kept so that stored campaigns keep working; it now means Marot's weights.
+GOOGLE_SOURCE_ZERO = MAROT
+MQM_PRESETS = {"google": GOOGLE, "score-mqm": SCORE_MQM, "wmt23-marot": MAROT, "google-source-zero": MAROT}
 
 
 def error_weights(category_names, severity_names, category, severity, source_side, weights: MqmWeights = GOOGLE
@@ -121,13 +148,18 @@ def system_means(item_system, item_score, n_systems: int, item_domain=None, n_do
 
 @dataclass(frozen=True)
 class PairedSignificance:
-    """p[i, j]: one-sided p that system i is better than system j (NaN on the diagonal and where no items are
-    shared); `n[i, j]` the shared items; `per_domain[d, i, j]` the per-domain two-sided p (WMT24 only)."""
+    """p[i, j]: the p-value of the test of system i against system j (NaN on the diagonal and where no items
+    are shared): one-sided "i better" for "wmt25" and "stouffer", the same for (i, j) and (j, i) for "wmt24";
+    `n[i, j]` the shared items (slots); `per_domain[d, i, j]` the per-domain two-sided p ("wmt24", "stouffer")."""
 
     p: np.ndarray
     n: np.ndarray
     method: str
     per_domain: np.ndarray | None = None
+
+
+#: The paired tests of `paired_significance`.
+PAIRED_METHODS = ("wmt24", "wmt25", "stouffer")
 
 
 #: Up to this many differences (zeros included), scipy's `method="auto"` enumerates every sign pattern when there
@@ -190,60 +222,68 @@ def wilcoxon_enumerated(d: np.ndarray, alternative: str) -> float:
     return min(1.0, 2 * min(less, greater))
 
 
-def _shared(item_system, item_key, score, n_systems: int):
-    """A (keys × systems) matrix of scores, NaN where a system has no score for that key."""
-    keys, key_code = np.unique(np.asarray(item_key), return_inverse=True)
-    matrix = np.full((keys.size, n_systems), np.nan)
-    matrix[key_code, np.asarray(item_system, dtype=np.int64)] = score
-    return matrix
+def _shared(item_system, item_key, score, n_systems: int, item_wave=None):
+    """A (keys × systems) matrix of scores, NaN where a system has no score for that key (or (key, wave) slot)."""
+    return esa_ranking.slot_matrix(item_system, item_key, score, n_systems, wave=item_wave)
 
 
 def paired_significance(item_system, item_key, item_score, n_systems: int, item_domain=None,
-                        method: str = "wmt25") -> PairedSignificance:
-    """p[i, j] that i scores higher than j on the items both were judged on (`item_key` says which items are the
+                        method: str = "wmt25", item_wave=None) -> PairedSignificance:
+    """p[i, j] for every pair of systems on the items both were judged on (`item_key` says which items are the
     same source segment; one score per (key, system), e.g. the judges' mean).
 
-    * ``"wmt25"``: one-sided paired Wilcoxon signed-rank on the shared items (scipy, see `wilcoxon_p`).
-    * ``"wmt24"``: per domain the paired Wilcoxon on that domain's shared items, one-sided for the combination
-      (and reported two-sided in `per_domain`), the domains combined with Stouffer's method
-      (`scipy.stats.combine_pvalues(method="stouffer")`, unweighted); a domain where the pair shares no
+    * ``"wmt25"`` (WMT25's ``05-compute_clusters.py``): one-sided paired Wilcoxon signed-rank that i scores
+      higher (scipy, see `wilcoxon_p`). With `item_wave` a pair is compared on (item, wave) slots, two waves
+      of one item being two observations, each slot holding one score per system (the later row wins).
+    * ``"wmt24"`` (WMT24's ``tools.py``): per domain the two-sided paired Wilcoxon on that domain's shared
+      items, the domains combined by `esa_ranking.stouffer_two_sided`; p[i, j] = p[j, i]: the direction is
+      dropped, as WMT24 computed it. A domain where the pair shares no item is left out (the script only
+      sees the shared items' domains).
+    * ``"stouffer"``: the directional variant: per domain the one-sided Wilcoxon, combined with
+      `scipy.stats.combine_pvalues(method="stouffer")` (unweighted); a domain where the pair shares no
       non-tied item is left out.
     """
-    if method not in ("wmt24", "wmt25"):
-        raise ValueError("method must be 'wmt24' or 'wmt25'")
+    if method not in PAIRED_METHODS:
+        raise ValueError(f"method must be one of {PAIRED_METHODS}")
     item_system = np.asarray(item_system, dtype=np.int64)
     score = np.asarray(item_score, dtype=np.float64)
     domain = np.zeros(item_system.size, dtype=np.int64) if item_domain is None else np.asarray(item_domain)
-    n_domains = int(domain.max(initial=0)) + 1 if method == "wmt24" else 1
+    wave = None if item_wave is None or method != "wmt25" else np.asarray(item_wave)
     if method == "wmt25":
         domain = np.zeros_like(domain)
+    n_domains = int(domain.max(initial=0)) + 1
     p = np.full((n_systems, n_systems), np.nan)
     n = np.zeros((n_systems, n_systems), dtype=np.int64)
-    per_domain = np.full((n_domains, n_systems, n_systems), np.nan)
+    two = np.full((n_domains, n_systems, n_systems), np.nan)
     one_sided = np.full((n_domains, n_systems, n_systems), np.nan)
+    shared = np.zeros((n_domains, n_systems, n_systems), dtype=bool)
     for d in range(n_domains):
         here = domain == d
-        matrix = _shared(item_system[here], np.asarray(item_key)[here], score[here], n_systems)
+        matrix = _shared(item_system[here], np.asarray(item_key)[here], score[here], n_systems,
+                         None if wave is None else wave[here])
         for i in range(n_systems):
             for j in range(i + 1, n_systems):
                 both = np.isfinite(matrix[:, i]) & np.isfinite(matrix[:, j])
                 diff = matrix[both, i] - matrix[both, j]
                 n[i, j] += both.sum()
                 n[j, i] += both.sum()
-                one_sided[d, i, j], one_sided[d, j, i], two_sided = wilcoxon_both_ways(diff)
-                if method == "wmt24":
-                    per_domain[d, i, j] = per_domain[d, j, i] = two_sided
-    if method == "wmt25":
-        p = one_sided[0]
-    else:
-        for i in range(n_systems):
-            for j in range(n_systems):
+                shared[d, i, j] = shared[d, j, i] = both.any()
+                one_sided[d, i, j], one_sided[d, j, i], two[d, i, j] = wilcoxon_both_ways(diff)
+                two[d, j, i] = two[d, i, j]
+    for i in range(n_systems):
+        for j in range(n_systems):
+            if i == j:
+                continue
+            if method == "wmt25":
+                p[i, j] = one_sided[0, i, j]
+            elif method == "wmt24":
+                p[i, j] = esa_ranking.stouffer_two_sided(two[shared[:, i, j], i, j])
+            else:
                 ps = one_sided[:, i, j]
                 ps = ps[np.isfinite(ps)]
-                if i != j and ps.size:
+                if ps.size:
                     p[i, j] = ps[0] if ps.size == 1 else float(sps.combine_pvalues(ps, method="stouffer").pvalue)
-    np.fill_diagonal(p, np.nan)
-    return PairedSignificance(p=p, n=n, method=method, per_domain=per_domain if method == "wmt24" else None)
+    return PairedSignificance(p=p, n=n, method=method, per_domain=None if method == "wmt25" else two)
 
 
 def approximate_randomization(a, b, trials: int = 10_000, seed: int = 0) -> float:

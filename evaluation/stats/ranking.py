@@ -107,6 +107,9 @@ def ranking_scores(outcomes: Outcomes, n_systems: int) -> RankingScores:
       ``expected_wins_others`` divides by |S| - 1, every other system, an opponent never decided
       against counting 0 (the TrueSkill repository's ``infer_EW``); ``expected_wins_compared``
       averages over the opponents actually decided against (the WMT10-12 analysis scripts).
+      |S| is the systems with at least one outcome here (docs/methods.md §8): the caller's filters
+      (reference left out, failed workers dropped) decide it, not ``n_systems``, so a system that
+      is filtered away or only ever ranked alone does not dilute everyone's score.
     """
     first, second, result = outcomes.first, outcomes.second, outcomes.result
     size = n_systems * n_systems
@@ -123,7 +126,8 @@ def ranking_scores(outcomes: Outcomes, n_systems: int) -> RankingScores:
     share = np.where(pair_decided > 0, wins / np.maximum(pair_decided, 1), 0.0)
     compared = pair_decided > 0
     n_compared = compared.sum(axis=1)
-    others = np.full(n_systems, np.nan) if n_systems < 2 else share.sum(axis=1) / (n_systems - 1)
+    present = int(np.count_nonzero(n))  # |S|: systems with a counted outcome
+    others = np.full(n_systems, np.nan) if present < 2 else share.sum(axis=1) / (present - 1)
     return RankingScores(
         wins=wins.astype(np.int64), ties=ties.astype(np.int64), n_wins=n_wins, n_ties=n_ties, n_losses=n_losses, n=n,
         geq_others=_ratio(n_wins + n_ties, n), gt_others=_ratio(n_wins, n_wins + n_losses),
@@ -189,7 +193,7 @@ class RankingAgreement:
 
     ``p_agree``: share of comparisons with the same label (<, =, >). Two chance conventions:
     ``kappa_uniform`` with P(E) = 1/3 (WMT08-12), ``kappa_ties`` with P(E) = P(=)^2 + 2((1 - P(=))/2)^2,
-    P(=) the share of ties among the labels counted (WMT13-16's script)."""
+    P(=) the share of ties among all pairwise outcomes of the task (WMT13-16's script; docs/methods.md §8)."""
 
     pairing: str
     kind: str
@@ -228,13 +232,18 @@ def ranking_agreement(outcomes: Outcomes, item, judge, pairing: str = "wmt08") -
 
     * ``"wmt08"`` (WMT08-12): every two outcomes of the same item and the same *unordered* system pair
       form one comparison, inter-annotator if the judges differ, intra if the same judge. Labels are
-      oriented to the pair's system order. P(=) counts the outcomes that take part in a comparison.
+      oriented to the pair's system order.
     * ``"wmt13"`` (WMT13-16's ``compute_agreement_scores.py``): the pair is taken in *screen* order
       (A shown before B is another item than B before A); inter-annotator agreement counts every two
       outcomes of the item, the same judge's included; intra-annotator agreement counts the same
-      judge's outcomes of the item. P(=) counts every outcome of the items (inter), or (intra) every
-      outcome of a judge in a segment where that judge judged some pair twice, paired or not.
-      (The script also reads unranked slots, rank -1, as best; here they are skipped.)
+      judge's outcomes of the item. (The script also reads unranked slots, rank -1, as best; here
+      they are skipped.)
+
+    For both pairings, inter and intra alike, the data-based P(E) takes P(=) over **every** pairwise
+    outcome passed in (every expansion of every ranking, ties included), so that the two pairings
+    differ only in how comparisons are formed (docs/methods.md §8). Taking it over the outcomes that
+    enter comparisons instead gives j1 A<B, j2 A>B on item 1 and j1 A=B on item 2 a kappa of -1
+    where the convention gives -0.5.
     """
     if pairing not in AGREEMENT_PAIRINGS:
         raise ValueError(f"pairing must be one of {AGREEMENT_PAIRINGS}")
@@ -252,26 +261,10 @@ def ranking_agreement(outcomes: Outcomes, item, judge, pairing: str = "wmt08") -
     i, j = pairs_within_groups(group)
     same_judge = judge[i] == judge[j]
     agree = label[i] == label[j]
-    is_tie = label == 0
-    if pairing == "wmt08":
-        involved = np.zeros(label.size, dtype=bool)
-        involved[i] = involved[j] = True
-        inter = ~same_judge
-        in_inter = np.zeros(label.size, dtype=bool)
-        in_inter[i[inter]] = in_inter[j[inter]] = True
-        in_intra = np.zeros(label.size, dtype=bool)
-        in_intra[i[same_judge]] = in_intra[j[same_judge]] = True
-        return (_agreement(pairing, "inter", int(inter.sum()), int((agree & inter).sum()),
-                           int((is_tie & in_inter).sum()), int(in_inter.sum())),
-                _agreement(pairing, "intra", int(same_judge.sum()), int((agree & same_judge).sum()),
-                           int((is_tie & in_intra).sum()), int(in_intra.sum())))
-    inter = _agreement(pairing, "inter", int(i.size), int(agree.sum()), int(is_tie.sum()), int(label.size))
-    # The script looks at one segment at a time: a judge's outcomes there count if they judged some pair twice.
-    judge_at_item = item * (int(judge.max(initial=0)) + 1) + judge
-    of_repeaters = np.isin(judge_at_item, judge_at_item[i[same_judge]])
-    intra = _agreement(pairing, "intra", int(same_judge.sum()), int((agree & same_judge).sum()),
-                       int((is_tie & of_repeaters).sum()), int(of_repeaters.sum()))
-    return inter, intra
+    n_ties, n_labels = int(np.count_nonzero(label == 0)), int(label.size)
+    inter = ~same_judge if pairing == "wmt08" else np.ones(i.size, dtype=bool)
+    return (_agreement(pairing, "inter", int(inter.sum()), int((agree & inter).sum()), n_ties, n_labels),
+            _agreement(pairing, "intra", int(same_judge.sum()), int((agree & same_judge).sum()), n_ties, n_labels))
 
 
 # --------------------------------------------------------------------------- against a reference ranking

@@ -8,6 +8,7 @@ import numpy as np
 from scipy import stats
 
 from . import _grouping as g
+from . import esa_ranking as esa
 from ._ranktests import RankSample, mwu
 from .rounding import round_significant
 
@@ -24,11 +25,12 @@ __all__ = [
     "clusters",
 ]
 
-#: Significant digits kept in the per-translation means (docs/methods.md §5.2).
-TRANSLATION_DIGITS = 12
+#: Significant digits kept in the per-translation means (docs/methods.md §5): WMT prints them with 15 and
+#: ranks what it reads back. A preset may choose another number (`system_scores(digits=...)`).
+TRANSLATION_DIGITS = 15
 
-#: Cluster rules of :func:`clusters`: WMT's (default) and the older "cluster above" rule.
-CLUSTER_RULES = ("wmt", "above", "adjacent")
+#: Cluster rules of :func:`clusters`: WMT's (default), the older "cluster above" rule, WMT25's and WMT24's.
+CLUSTER_RULES = ("wmt", "above", "adjacent", "wmt24")
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,9 @@ class SystemScores:
     Per translation (system x segment; sorted by system, then segment):
     ``translation_system``, ``translation_segment``, ``translation_n``
     (judgments), ``translation_raw`` (mean raw score), ``translation_z``
-    (mean of the finite z-scores; NaN if none); both means rounded to 12
-    significant digits (:func:`~evaluation.stats.round_significant`).
+    (mean of the finite z-scores; NaN if none); both means summed in
+    ascending order and rounded to ``digits`` (15) significant digits
+    (:func:`~evaluation.stats.round_significant`).
     """
 
     n_segments: np.ndarray
@@ -127,7 +130,8 @@ def _interval(n, mean, sd, confidence):
     return low, high
 
 
-def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0.95) -> SystemScores:
+def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0.95,
+                  digits: int = TRANSLATION_DIGITS) -> SystemScores:
     """Per-system mean raw and z-scores, averaged per segment first (docs/methods.md §5).
 
     Pass only system-output judgments (first judgments and exact repeats
@@ -141,15 +145,19 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
        its judgments (repeats and several workers), ``translation_z`` = mean
        of its *finite* z-scores -- NaN z's are skipped, not propagated; a
        translation whose z's are all NaN gets NaN and is left out of z
-       statistics.  **Both means are rounded to 12 significant digits**
-       (:func:`~evaluation.stats.round_significant`) before anything else
+       statistics.  **Each translation's scores are summed in ascending
+       order** (the same multiset always gives the same bits, whatever
+       order the database returns the rows in) **and both means are rounded
+       to ``digits`` significant digits** (default 15, WMT's: its pipeline
+       prints the means with 15 digits and ranks what it reads back;
+       :func:`~evaluation.stats.round_significant`) before anything else
        uses them -- the system means and intervals here, and the rank tests
-       the caller runs on them (:func:`significance`).  The sums behind the
-       means are taken in row order, which the database does not fix, so
-       means that are mathematically equal (one translation scored 50 and
-       90, another 70 and 70) can differ in the last bit; rounded, they are
-       bit-identical and tie in the rank tests, and the same judgments give
-       the same p-values whatever the row order.
+       the caller runs on them (:func:`significance`).  Means that are
+       mathematically equal but summed from other numbers (one translation
+       scored 50 and 90, another 70 and 70) then usually become
+       bit-identical and tie in the rank tests.  Fewer digits merge means
+       that WMT keeps apart (12 digits: about 100 of 3,600 per-translation
+       means of one WMT21 pair).
     2. System: mean over its translations (a macro average over segments),
        as the WMT scripts and Appraise compute it.  ``n_segments`` = WMT's N,
        ``n_judgments`` = N.ALL.
@@ -177,9 +185,9 @@ def system_scores(system, segment, raw, z, n_systems: int, confidence: float = 0
     t_segment = uniq % max(n_seg, 1)
     t_n = g.group_count(inv, n_t)
     finite = np.isfinite(z)
-    # equal numbers compare equal: drop the summation-order noise in the last bits
-    t_raw = round_significant(g.group_mean(inv, raw, n_t), TRANSLATION_DIGITS)
-    t_z = round_significant(g.group_mean(inv[finite], z[finite], n_t), TRANSLATION_DIGITS)
+    # equal numbers compare equal: a canonical summation order, then WMT's precision
+    t_raw = round_significant(g.group_mean_canonical(inv, raw, n_t), digits)
+    t_z = round_significant(g.group_mean_canonical(inv[finite], z[finite], n_t), digits)
 
     n_judgments = g.group_count(system, n_systems)
     n_segments, mean_raw, sd_raw = g.group_mean_sd(t_system, t_raw, n_systems)
@@ -230,8 +238,8 @@ def significance(translation_system, translation_z, n_systems: int, method: str 
 
     Inputs are the per-translation arrays of :func:`system_scores`
     (``translation_system``, ``translation_z``; raw means work the same way),
-    whose means are already rounded to 12 significant digits so that equal
-    means tie.  For every ordered pair (i, j), i != j: ``p[i, j]`` is the
+    whose means are already rounded (15 significant digits by default) so
+    that equal means tie.  For every ordered pair (i, j), i != j: ``p[i, j]`` is the
     p-value of an unpaired, one-sided rank-sum test, H1: system i's
     translations score higher -- R's ``wilcox.test(x_i, x_j,
     alternative="greater")``.  Each unordered pair is ranked once and gives
@@ -323,11 +331,16 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
     otherwise joins it.  Only the cluster directly above is consulted.
 
     ``rule="adjacent"`` (WMT25's ESA findings): a boundary falls between two
-    neighbours in the order where the upper one wins against the lower one
-    (``p_matrix[upper, lower] < alpha``, e.g. a one-sided paired Wilcoxon);
-    no other pair is consulted.
+    neighbours in the order where the upper one's p against the lower one
+    is below alpha (e.g. a one-sided paired Wilcoxon); no other pair is
+    consulted. Rank ranges walk from the system to the first significant
+    system above and below (:func:`~evaluation.stats.esa_ranking.wmt25_rank_ranges`).
 
-    Rank ranges, for every rule: ``rank_low`` (best possible rank) = 1 +
+    ``rule="wmt24"`` (WMT24's ``get_clusters``): a boundary only where every
+    system above differs (p ≤ alpha) from every system below; rank ranges
+    (losses + 1, N − wins) (:mod:`~evaluation.stats.esa_ranking`).
+
+    Rank ranges of the other rules: ``rank_low`` (best possible rank) = 1 +
     the number of systems that win against the system; ``rank_high``
     (worst possible rank) = the number of ranked systems - the number of
     systems it wins against.
@@ -354,8 +367,9 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
             # a boundary below position k opens a new cluster at position k + 1
             cluster[order] = 1 + np.r_[0, np.cumsum(beats_all_below[:-1])]
         elif rule == "adjacent":
-            boundary = win[order[:-1], order[1:]]
-            cluster[order] = 1 + np.r_[0, np.cumsum(boundary)]
+            cluster[order] = esa.wmt25_clusters(order, p, alpha)
+        elif rule == "wmt24":
+            cluster[order] = esa.wmt24_clusters(order, p, alpha)
         else:
             current: list[int] = []
             number = 0
@@ -366,10 +380,13 @@ def clusters(mean_z, p_matrix, alpha: float = 0.05, rule: str = "wmt") -> Cluste
                         current = []
                     current.append(int(sys_code))
                     cluster[sys_code] = number
-        n_beaten_by = win[:, order].sum(axis=0)
-        n_beats = win[order, :].sum(axis=1)
-        rank_low[order] = 1 + n_beaten_by
-        rank_high[order] = order.size - n_beats
+        if rule == "adjacent":
+            rank_low[order], rank_high[order] = esa.wmt25_rank_ranges(order, p, alpha)
+        elif rule == "wmt24":
+            rank_low[order], rank_high[order] = esa.wmt24_rank_ranges(order, mean_z, p, alpha)
+        else:
+            rank_low[order] = 1 + win[:, order].sum(axis=0)
+            rank_high[order] = order.size - win[order, :].sum(axis=1)
 
     return Clusters(
         order=order,

@@ -23,7 +23,8 @@ def test_mqm_weights_by_hand():
     assert w.weight("Non-translation", "minor") == 25 and w.weight("Non-translation", "major") == 25
     assert w.weight("No-error", "minor") == 0
     assert w.weight("Accuracy/Omission", "major", source_side=True) == 5
-    assert es.GOOGLE_SOURCE_ZERO.weight("Accuracy/Omission", "major", source_side=True) == 0
+    # the old name now means Marot's weights: an error marked in the source keeps its weight
+    assert es.GOOGLE_SOURCE_ZERO.weight("Accuracy/Omission", "major", source_side=True) == 5
     assert es.GOOGLE_SOURCE_ZERO.weight("Source issue", "major") == 0
 
 
@@ -75,12 +76,19 @@ def test_paired_significance_wmt25_and_wmt24_stouffer():
     d01 = score[:n_items] - score[n_items:2 * n_items]
     assert wmt25.p[0, 1] == sps.wilcoxon(d01, correction=False, alternative="greater").pvalue
     assert wmt25.n[0, 1] == n_items and math.isnan(wmt25.p[1, 1])
-    wmt24 = es.paired_significance(system, key, score, 3, item_domain=domain, method="wmt24")
+    directional = es.paired_significance(system, key, score, 3, item_domain=domain, method="stouffer")
     per_domain = [sps.wilcoxon(d01[np.arange(n_items) % 3 == d], correction=False, alternative="greater").pvalue
                   for d in range(3)]
-    assert wmt24.p[0, 1] == pytest.approx(sps.combine_pvalues(per_domain, method="stouffer").pvalue, rel=1e-12)
-    assert wmt24.per_domain[1, 0, 1] == sps.wilcoxon(d01[np.arange(n_items) % 3 == 1], correction=False).pvalue
-    assert wmt24.p[0, 1] < 0.05 < wmt24.p[1, 0]
+    assert directional.p[0, 1] == pytest.approx(sps.combine_pvalues(per_domain, method="stouffer").pvalue,
+                                                rel=1e-12)
+    assert directional.per_domain[1, 0, 1] == sps.wilcoxon(d01[np.arange(n_items) % 3 == 1],
+                                                            correction=False).pvalue
+    assert directional.p[0, 1] < 0.05 < directional.p[1, 0]
+    # WMT24 combines the two-sided p-values: the same p both ways
+    wmt24 = es.paired_significance(system, key, score, 3, item_domain=domain, method="wmt24")
+    two_sided = [sps.wilcoxon(d01[np.arange(n_items) % 3 == d], correction=False).pvalue for d in range(3)]
+    z = sum(sps.norm.ppf(1 - q) for q in two_sided) / math.sqrt(3)
+    assert wmt24.p[0, 1] == wmt24.p[1, 0] == pytest.approx(1 - sps.norm.cdf(z), rel=1e-12)
 
 
 def test_approximate_randomization_enumerates_small_cases_and_approximates_them():

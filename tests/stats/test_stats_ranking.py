@@ -41,7 +41,8 @@ def test_scores_by_hand():
     np.testing.assert_allclose(s.geq_others[:4], [7 / 8, 5 / 6, 4 / 8, 1 / 8])
     np.testing.assert_allclose(s.gt_others[:4], [6 / 7, 5 / 6, 2 / 6, 0])
     # Expected wins: A vs B 1/2, vs C 2/2, vs D 3/3; B vs A 1/2, C 1, D 1; C vs D 2/2; D none.
-    np.testing.assert_allclose(s.expected_wins_others[:4], [2.5 / 4, 2.5 / 4, 1 / 4, 0])
+    # |S| = 4: E, never shown, has no outcome and is not one of the |S| - 1 opponents.
+    np.testing.assert_allclose(s.expected_wins_others[:4], [2.5 / 3, 2.5 / 3, 1 / 3, 0])
     np.testing.assert_allclose(s.expected_wins_compared[:4], [2.5 / 3, 2.5 / 3, 1 / 3, 0])
     assert all(math.isnan(x) for x in (s.geq_others[E], s.gt_others[E], s.expected_wins_others[E],
                                        s.expected_wins_compared[E]))
@@ -150,10 +151,10 @@ def test_agreement_wmt13_by_hand():
     inter, intra = rk.ranking_agreement(out, item, judge, "wmt13")
     assert (inter.n_comparisons, inter.n_agree) == (9, 6)  # the same judge's pairs count too
     assert inter.kappa_ties == pytest.approx(21 / 48)
-    # Intra: J1's own pairs, 3 comparisons, 2 agree; P(=) over J1's 6 outcomes = 1/6, P(E) = 1/36 + 2 (5/12)^2.
+    # Intra: J1's own pairs, 3 comparisons, 2 agree; P(=) over all 9 outcomes of the task = 1/9, as for inter.
     assert (intra.n_comparisons, intra.n_agree) == (3, 2)
-    assert intra.p_expected_ties == pytest.approx(54 / 144)
-    assert intra.kappa_ties == pytest.approx((2 / 3 - 0.375) / 0.625)
+    assert intra.p_expected_ties == pytest.approx(33 / 81)
+    assert intra.kappa_ties == pytest.approx(21 / 48)
 
 
 def test_wmt13_takes_the_pair_in_screen_order():

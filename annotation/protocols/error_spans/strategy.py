@@ -57,10 +57,9 @@ MQM_OPTIONS = (
            "Fluency/{Grammar, Spelling, Punctuation, Register, Inconsistency}, Terminology, Style, Locale convention, "
            "Other, Non-translation"),
     Option("critical", "bool", False, "Offer the severity critical besides minor and major.", target="options"),
-    Option("mqm_weights", "choice", "google", "MQM weights: google (major 5, minor 1, minor Fluency/Punctuation "
-           "0.1, Non-translation 25) or google-source-zero (the same, source-side errors weigh 0).",
-           choices=(("google", "Google (Freitag et al. 2021)"), ("google-source-zero", "Google, source-side 0")),
-           target="options"),
+    Option("mqm_weights", "choice", "google", "MQM weights, a named preset (docs/methods.md §11.3): google "
+           "(Freitag et al. 2021), score-mqm (TED 2021's score_mqm.py) or wmt23-marot (Marot's, WMT23).",
+           choices="mqm_weights", target="options"),
 )
 MAX_CATEGORY = 100
 

@@ -7,8 +7,8 @@ worker, one HIT) and the same system output — the WMT scripts' (worker, HIT, s
 segment) key.
 
 Rows are put in judgment-id order first, so every sum runs in the same order whatever order
-the database returned them in; with the per-translation means rounded to 12 significant
-digits in the core, the same judgments give bit-identical results on any database.
+the database returned them in; with the per-translation means rounded to the preset's significant
+digits (15) in the core, the same judgments give bit-identical results on any database.
 """
 from __future__ import annotations
 
@@ -178,14 +178,14 @@ def pooled_reliability(campaigns: list[DAJudgments], test: str, threshold: float
 
 
 def _system_table(data: DAJudgments, z: np.ndarray, rows: np.ndarray, with_reference: bool,
-                  cluster_rule: str = "wmt") -> SystemTable:
+                  cluster_rule: str = "wmt", digits: int = stats.TRANSLATION_DIGITS) -> SystemTable:
     names = list(data.system_names)
     system = data.system[rows]
     if with_reference:
         system = np.where(data.item_type[rows] == REFERENCE, len(names), system)
         names.append(HUMAN_REFERENCE)
     _, segment = np.unique(data.segment[rows], return_inverse=True)
-    scores = stats.system_scores(system, segment, data.score[rows], z[rows], len(names))
+    scores = stats.system_scores(system, segment, data.score[rows], z[rows], len(names), digits=digits)
     finite = np.isfinite(scores.translation_z)
     significance = stats.significance(scores.translation_system[finite], scores.translation_z[finite], len(names))
     clusters = stats.clusters(scores.mean_z, significance.p, rule=cluster_rule)
@@ -229,8 +229,8 @@ def _agreement(data: DAJudgments, worker, z, rep, rep_orig) -> dict:
 
 
 def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, reference_as_system: bool = False,
-            threshold_rule: str = "lt", cluster_rule: str = "wmt", pooled: PooledReliability | None = None
-            ) -> DAAnalysis:
+            threshold_rule: str = "lt", cluster_rule: str = "wmt", pooled: PooledReliability | None = None,
+            digits: int = stats.TRANSLATION_DIGITS) -> DAAnalysis:
     """Reliability, z-scores, system rankings with and without filtering, agreement.
 
     A worker is reliable when the test's p passes the threshold by `threshold_rule` ("lt": p < α,
@@ -266,14 +266,15 @@ def analyse(data: DAJudgments, test: str = "paired-t", threshold: float = 0.05, 
     if documents:  # segments and documents are ranked apart, on the same z-scores (docs/methods.md §1.1)
         counted_documents = counted & (data.unit == DOCUMENT)
         counted = counted & (data.unit != DOCUMENT)
-    analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system, cluster_rule)
+    analysis.systems["all"] = _system_table(data, z.z, np.flatnonzero(counted), reference_as_system, cluster_rule,
+                                            digits)
     analysis.systems["reliable"] = _system_table(data, z.z, np.flatnonzero(counted & reliable[worker]),
-                                                 reference_as_system, cluster_rule)
+                                                 reference_as_system, cluster_rule, digits)
     if documents:
         analysis.document_systems["all"] = _system_table(data, z.z, np.flatnonzero(counted_documents),
-                                                         reference_as_system, cluster_rule)
+                                                         reference_as_system, cluster_rule, digits)
         analysis.document_systems["reliable"] = _system_table(
-            data, z.z, np.flatnonzero(counted_documents & reliable[worker]), reference_as_system, cluster_rule)
+            data, z.z, np.flatnonzero(counted_documents & reliable[worker]), reference_as_system, cluster_rule, digits)
     share = stats.assumption_a_share(assumption, reliable)
     analysis.summary = {
         "workers": int(n_workers), "reliable_workers": int(reliable.sum()),

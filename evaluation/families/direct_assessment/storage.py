@@ -205,7 +205,7 @@ def compute_da(campaign: Campaign, data: DAJudgments | None = None,
     analysis = analyse(data, test=conventions.test, threshold=conventions.threshold,
                        reference_as_system=bool(campaign.options.get("reference_as_system", False)),
                        threshold_rule=conventions.threshold_rule, cluster_rule=conventions.cluster_rule,
-                       pooled=pooled if conventions.scope == "study" else None)
+                       pooled=pooled if conventions.scope == "study" else None, digits=conventions.digits)
     analysis.summary["conventions"] = conventions.as_dict()
     store(campaign, analysis, len(data), last_id, time.perf_counter() - started)
     return CampaignResults.objects.get(campaign=campaign)
