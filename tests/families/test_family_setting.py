@@ -35,7 +35,7 @@ FAMILY = SettingFamily()
 def test_the_shipped_families_in_their_order():
     assert [f.name for f in all_families()] == SHIPPED
     assert [p.name for p in presets._presets().all()] == ["wmt21-da", "appraise", "crowd-alone", "wmt24-esa",
-                                                          "wmt25-esa"]
+                                                          "esa-stouffer", "wmt25-esa"]
 
 
 def test_a_family_joins_through_the_setting_with_its_presets_and_leaves_with_it():
