@@ -27,10 +27,11 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
+from ..building.campaign_files import MAX_KEPT_ERRORS, CampaignFileError
 from ..models import ImportJob
 from ..protocols import get_protocol
 from ..protocols.options import OptionError
-from .campaign_import import MAX_KEPT_ERRORS, CampaignFileError, import_campaign
+from .campaign_import import import_campaign
 from .judgment_import import import_judgments
 
 log = logging.getLogger(__name__)
@@ -284,7 +285,7 @@ def _finish(job_id, status: str, *, stage: str, result: dict | None = None, erro
 
 def _counted(handle, progress):
     """The lines of a file, telling `progress` how many were read (for parsers that take any iterable)."""
-    from .text_lines import split_binary
+    from ..building.text_lines import split_binary
 
     number = 0
     for number, (_, _, line) in enumerate(split_binary(handle.read), start=1):

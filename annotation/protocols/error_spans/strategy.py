@@ -4,12 +4,14 @@ score. The HITs are planned in services.error_span_builder; the statistics are t
 
 An answer is `{"item", "spans": [{"start", "end", "severity", "category"?}], "score"}` (contrastive ESA:
 `{"item", "candidates": {"<key>": {"spans": [...], "score"}}}`); spans are checked against the text the
-item showed (services.spans). A score without spans is an answer; spans without a score are not.
+item showed (building.spans). A score without spans is an answer; spans without a score are not.
 """
 from __future__ import annotations
 
 import random
 
+from annotation.building.hit_layout import HitPlanError
+from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from annotation.protocols import register
 from annotation.protocols.base import (
     JudgmentError,
@@ -22,8 +24,6 @@ from annotation.protocols.base import (
 from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
-from annotation.services.hit_builder import HitPlanError
-from annotation.services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 
 #: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
 _SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
@@ -74,6 +74,8 @@ class ErrorSpans(Protocol):
     family = "error-spans"
     template = "annotation/screens/error_spans.html"
     script = "annotation/error_spans.js"
+    judgment_formats = ("annotation.protocols.error_spans.mqm_tsv.MQM_TSV",
+                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name

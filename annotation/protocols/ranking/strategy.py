@@ -73,6 +73,7 @@ class Ranking(Protocol):
     family = "ranking"
     template = "annotation/screens/ranking.html"
     script = "annotation/ranking.js"
+    judgment_formats = ("annotation.protocols.ranking.formats.WMT_RANK",)
     own_options = RANKING_OPTIONS
     constituent = False
 
