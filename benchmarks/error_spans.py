@@ -281,7 +281,7 @@ def expected_order(g) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 def build(g, protocol: str, name: str, annotator_pks: list[int], out_text: list[str], src_text: list[str]):
-    """One analysis-only campaign of the generated judgments, written as judgment_import._store writes one: bulk
+    """One analysis-only campaign of the generated judgments, written as building.judgment_files._store writes one: bulk
     inserts (COPY), one transaction."""
     from django.db import transaction
     from django.utils import timezone
@@ -696,9 +696,14 @@ def main(argv=None) -> int:
         have_import = False
         try:
             sys.path.insert(0, str(ROOT))
-            have_import = (ROOT / "annotation" / "services" / "mqm_tsv_import.py").exists() and \
-                "parse_mqm_tsv" in (ROOT / "annotation" / "services" / "mqm_tsv_import.py").read_text() and \
-                '"mqm-tsv"' in (ROOT / "annotation" / "services" / "judgment_import.py").read_text()
+            # the mqm-tsv format: declared in the error-span package since issue 24, in services/ before
+            module = ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py"
+            registry = module
+            if not module.exists():
+                module = ROOT / "annotation" / "services" / "mqm_tsv_import.py"
+                registry = ROOT / "annotation" / "services" / "judgment_import.py"
+            have_import = module.exists() and "parse_mqm_tsv" in module.read_text() and \
+                '"mqm-tsv"' in registry.read_text()
         except OSError:
             pass
         have_import = have_import and not args.skip_import

@@ -132,7 +132,7 @@ def write_wmt_rank(path: Path, g: Generated) -> None:
 
 
 def insert_directly(g: Generated, name: str):
-    """The rows the wmt-rank import would store (annotation/services/judgment_import.py `_store`): one HIT and
+    """The rows the wmt-rank import would store (annotation/building/judgment_files.py `_store`): one HIT and
     assignment per judge, one HitItem (payload candidates) and Judgment (ranks by candidate key) per ranking.
     Used only when the wmt-rank format is not registered."""
     from django.db import transaction
