@@ -20,7 +20,6 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from evaluation.permissions import can_share, is_superuser, visible_campaigns, visible_studies
 
-from .building.campaign_files import MAX_REPORTED_ERRORS
 from .import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
 from .models import (
     Annotator,
@@ -40,7 +39,13 @@ from .protocols import all_protocols, get_protocol
 from .protocols.options import union
 from .services import assignment as assigning
 from .services import import_jobs, lifecycle
-from .services.campaign_import import CampaignFileError, ReliabilityCapacity, import_campaign, reliability_capacity
+from .services.campaign_import import (
+    MAX_REPORTED_ERRORS,
+    CampaignFileError,
+    ReliabilityCapacity,
+    import_campaign,
+    reliability_capacity,
+)
 from .services.crowd_links import active_entry_limits, entry_limits_text
 from .services.progress import EMPTY, campaign_counts
 from .services.stages import build_stages, stage_progress

@@ -696,14 +696,9 @@ def main(argv=None) -> int:
         have_import = False
         try:
             sys.path.insert(0, str(ROOT))
-            # the mqm-tsv format: declared in the error-span package since issue 24, in services/ before
-            module = ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py"
-            registry = module
-            if not module.exists():
-                module = ROOT / "annotation" / "services" / "mqm_tsv_import.py"
-                registry = ROOT / "annotation" / "services" / "judgment_import.py"
-            have_import = module.exists() and "parse_mqm_tsv" in module.read_text() and \
-                '"mqm-tsv"' in registry.read_text()
+            have_import = (ROOT / "annotation" / "services" / "mqm_tsv_import.py").exists() and \
+                "parse_mqm_tsv" in (ROOT / "annotation" / "services" / "mqm_tsv_import.py").read_text() and \
+                '"mqm-tsv"' in (ROOT / "annotation" / "services" / "judgment_import.py").read_text()
         except OSError:
             pass
         have_import = have_import and not args.skip_import

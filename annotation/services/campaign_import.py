@@ -26,6 +26,8 @@ from django.db import transaction
 from ..building.bulk import insert
 from ..building.campaign_files import (
     MAX_DEPTH,
+    MAX_KEPT_ERRORS,  # noqa: F401  (also read from here: services/import_jobs.py)
+    MAX_REPORTED_ERRORS,  # noqa: F401  (also read from here: the admin)
     MAX_TEXT,
     CampaignFileError,
     Problems,

@@ -27,11 +27,10 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ..building.campaign_files import MAX_KEPT_ERRORS, CampaignFileError
 from ..models import ImportJob
 from ..protocols import get_protocol
 from ..protocols.options import OptionError
-from .campaign_import import import_campaign
+from .campaign_import import MAX_KEPT_ERRORS, CampaignFileError, import_campaign
 from .judgment_import import import_judgments
 
 log = logging.getLogger(__name__)

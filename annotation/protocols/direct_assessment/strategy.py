@@ -107,9 +107,9 @@ class DirectAssessment(Protocol):
     family = "direct-assessment"
     template = "annotation/screens/slider.html"
     script = "annotation/slider.js"
-    judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",)
     requires_reference = True
     own_options = DA_OPTIONS
+    judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",)
 
     def __init__(self, name: str, label: str, context: str | None, degrade, statement: str):
         self.name = name

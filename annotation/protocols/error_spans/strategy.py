@@ -71,11 +71,11 @@ def _candidate_text(item) -> str:
 class ErrorSpans(Protocol):
     """ESA; MQM adds a category per span (`mqm=True`)."""
 
+    judgment_formats = ("annotation.protocols.error_spans.mqm_tsv.MQM_TSV",
+                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
     family = "error-spans"
     template = "annotation/screens/error_spans.html"
     script = "annotation/error_spans.js"
-    judgment_formats = ("annotation.protocols.error_spans.mqm_tsv.MQM_TSV",
-                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name

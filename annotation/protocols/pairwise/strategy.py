@@ -38,8 +38,8 @@ class Pairwise(Protocol):
     family = "pairwise"
     template = "annotation/screens/pairwise.html"
     script = "annotation/pairwise.js"
-    judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",)
     own_options = PAIRWISE_OPTIONS
+    judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",)
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):
         self.name = name

@@ -73,9 +73,9 @@ class Ranking(Protocol):
     family = "ranking"
     template = "annotation/screens/ranking.html"
     script = "annotation/ranking.js"
-    judgment_formats = ("annotation.protocols.ranking.formats.WMT_RANK",)
     own_options = RANKING_OPTIONS
     constituent = False
+    judgment_formats = ("annotation.protocols.ranking.formats.WMT_RANK",)
 
     def __init__(self, name: str, label: str, statement: str):
         self.name = name
