@@ -1,15 +1,11 @@
 """What every HIT planner reads and writes, whatever its protocol: the campaign's content before anything is
-stored (`CampaignContent` of `SegmentRef`s and `OutputRef`s), the planned items (`ItemPlan`), the refusal of a
-layout (`HitPlanError`) and the opaque keys of a screen's candidates (`new_key`). A building block below the
-protocol packages (their planner.py) and the import that stores the plans (services/campaign_import.py)."""
+stored (`CampaignContent` of `SegmentRef`s and `OutputRef`s), the planned items (`ItemPlan`), and the refusal of a
+layout (`HitPlanError`). A building block below the protocol packages (their planner.py) and the import that stores
+the plans (services/campaign_import.py)."""
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-#: Bytes of randomness in a candidate key (`new_key`).
-KEY_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -71,11 +67,3 @@ class HitPlanError(ValueError):
         self.field = field
         self.suggestion = suggestion
 
-
-def new_key(taken: set[str]) -> str:
-    """A short opaque key, unique among `taken`, that says nothing about what it stands for."""
-    while True:
-        key = secrets.token_hex(KEY_BYTES)
-        if key not in taken:
-            taken.add(key)
-            return key

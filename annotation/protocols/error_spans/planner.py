@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import random
 
+from annotation.building.candidates import new_key
 from annotation.building.degradation import CannotDegrade, degrade_adequacy
-from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan, new_key
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
 
 
 def _is_tutorial(content: CampaignContent, index: int) -> bool:
