@@ -18,7 +18,7 @@ and after; nothing is queued), or a local cache without Redis.
    worse systems; non-overlapping, inside a target of 70-90 characters). ESA score: the system's quality + domain +
    segment + rater bias + noise − 1 per minor − 4 per major, rounded and clipped to 0-100; a perturbed copy has the
    original's errors and a major omission more and scores 15-40 lower (a random rater's: anything). Stored in
-   bulk (annotation.services.bulk.insert: COPY) as two analysis-only campaigns with the same judgments: `esa`,
+   bulk (annotation.building.bulk.insert: COPY) as two analysis-only campaigns with the same judgments: `esa`,
    and `mqm` with a category per span from the default taxonomy (minor Fluency/Punctuation and Non-translation
    included), both with options {"statistics_preset": "wmt24-esa"}.
    Then VACUUM (ANALYZE), as autovacuum would soon do.
@@ -281,11 +281,14 @@ def expected_order(g) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 def build(g, protocol: str, name: str, annotator_pks: list[int], out_text: list[str], src_text: list[str]):
-    """One analysis-only campaign of the generated judgments, written as judgment_import._store writes one: bulk
+    """One analysis-only campaign of the generated judgments, written as building.judgment_files._store writes one: bulk
     inserts (COPY), one transaction."""
     from django.db import transaction
     from django.utils import timezone
 
+    from annotation.building.bulk import insert
+    from annotation.building.campaign_files import unique_slug
+    from annotation.building.spans import DEFAULT_MQM_TAXONOMY
     from annotation.models import (
         Assignment,
         Campaign,
@@ -298,9 +301,6 @@ def build(g, protocol: str, name: str, annotator_pks: list[int], out_text: list[
         SystemOutput,
         new_token,
     )
-    from annotation.services.bulk import insert
-    from annotation.services.campaign_import import unique_slug
-    from annotation.services.spans import DEFAULT_MQM_TAXONOMY
 
     mqm = protocol == "mqm"
     taxonomy = list(DEFAULT_MQM_TAXONOMY)

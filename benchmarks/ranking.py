@@ -132,12 +132,14 @@ def write_wmt_rank(path: Path, g: Generated) -> None:
 
 
 def insert_directly(g: Generated, name: str):
-    """The rows the wmt-rank import would store (annotation/services/judgment_import.py `_store`): one HIT and
+    """The rows the wmt-rank import would store (annotation/building/judgment_files.py `_store`): one HIT and
     assignment per judge, one HitItem (payload candidates) and Judgment (ranks by candidate key) per ranking.
     Used only when the wmt-rank format is not registered."""
     from django.db import transaction
     from django.utils import timezone
 
+    from annotation.building.bulk import insert
+    from annotation.building.campaign_files import unique_slug
     from annotation.models import (
         Annotator,
         Assignment,
@@ -150,8 +152,6 @@ def insert_directly(g: Generated, name: str):
         System,
         new_token,
     )
-    from annotation.services.bulk import insert
-    from annotation.services.campaign_import import unique_slug
 
     names = system_names(g.quality.size)
     now = timezone.now()
@@ -517,7 +517,7 @@ def celery_steps(g: Generated, args, report: dict) -> None:
             log("the wmt-rank format is not registered (or --direct-insert): inserting the rows directly")
             started = time.perf_counter()
             campaign = insert_directly(g, name)
-            report["import"] = {"route": "direct insert (annotation.services.bulk.insert)",
+            report["import"] = {"route": "direct insert (annotation.building.bulk.insert)",
                                 "seconds": time.perf_counter() - started}
         stored = Judgment.objects.filter(campaign=campaign).count()
         assert stored == g.n_rankings, (stored, g.n_rankings)

@@ -12,12 +12,13 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from scipy import stats as scipy_stats
 
+from annotation.building.hit_layout import HitPlanError
+from annotation.building.qc_hits import largest_hit_size
 from annotation.import_form import KeptUploads
 from annotation.models import Campaign, HitItem
 from annotation.protocols import get_protocol
 from annotation.protocols import options as option_hooks
 from annotation.services.campaign_import import CampaignFileError, import_campaign, reliability_capacity
-from annotation.services.hit_builder import HitPlanError, largest_hit_size
 from annotation.services.judgment_import import import_judgments
 from annotation.services.progress import campaign_counts
 from evaluation import reliability_tests
@@ -194,7 +195,7 @@ def test_too_few_outputs_names_hit_size_and_the_size_that_fits(make_campaign):
 
 
 def test_hit_plan_errors_name_their_field():
-    from annotation.services.hit_builder import check_hit_size
+    from annotation.building.qc_hits import check_hit_size
 
     with pytest.raises(HitPlanError) as wrong:
         check_hit_size(30)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.services.degradation import (
+from annotation.building.degradation import (
     CannotDegrade,
     degrade_adequacy,
     degrade_fluency,

@@ -7,13 +7,14 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
+from annotation.building.degradation import degrade_adequacy
+from annotation.building.hit_layout import CampaignContent, OutputRef, SegmentRef
+from annotation.building.qc_hits import plan_da_hits
 from annotation.models import Assignment, HitItem, Judgment
 from annotation.protocols import get_protocol
 from annotation.protocols.direct_assessment import SQM_MARKS
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.services.campaign_import import import_campaign
-from annotation.services.degradation import degrade_adequacy
-from annotation.services.hit_builder import CampaignContent, OutputRef, SegmentRef, plan_da_hits
 from evaluation.analyses import compute_results
 
 from .conftest import as_bytes, post_answer, sentence, start

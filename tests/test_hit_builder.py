@@ -4,8 +4,9 @@ from collections import Counter
 
 import pytest
 
-from annotation.services.degradation import degrade_adequacy, degrade_fluency
-from annotation.services.hit_builder import HitPlanError, OutputRef, deal_outputs, plan_da_hits
+from annotation.building.degradation import degrade_adequacy, degrade_fluency
+from annotation.building.hit_layout import HitPlanError, OutputRef
+from annotation.building.qc_hits import deal_outputs, plan_da_hits
 
 from .conftest import sentence
 

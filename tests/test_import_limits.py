@@ -6,16 +6,10 @@ import json
 
 import pytest
 
+from annotation.building import text_lines
+from annotation.building.campaign_files import MAX_DEPTH, MAX_KEPT_ERRORS, MAX_TEXT, CampaignFileError, too_deep
 from annotation.models import Campaign, Document, HitItem, ImportJob, Segment, SystemOutput
-from annotation.services import text_lines
-from annotation.services.campaign_import import (
-    MAX_DEPTH,
-    MAX_KEPT_ERRORS,
-    MAX_TEXT,
-    CampaignFileError,
-    import_campaign,
-    too_deep,
-)
+from annotation.services.campaign_import import import_campaign
 
 from .conftest import campaign_lines
 

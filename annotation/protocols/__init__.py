@@ -24,12 +24,13 @@ def importable_protocol_choices() -> list[tuple[str, str]]:
     return [(p.name, p.label) for p in _REGISTRY.values() if not p.stage_only]
 
 
-from . import (  # noqa: E402,F401  (register the protocols)
+# Registered in this order, which the protocol choices show.
+from . import (  # noqa: E402,F401,I001  (register the protocols)
     direct_assessment,
+    ranking,
     error_spans,
     pairwise,
     post_edit,
-    ranking,
     reading_comprehension,
     reference_translation,
 )

@@ -298,7 +298,7 @@ class Protocol:
         raise NotImplementedError
 
     def plan_hits(self, content, hit_size: int, options: dict, rng: random.Random):
-        """The campaign's HITs as lists of `ItemPlan`s, from a `hit_builder.CampaignContent`."""
+        """The campaign's HITs as lists of `ItemPlan`s, from a `building.hit_layout.CampaignContent`."""
         raise NotImplementedError
 
     def item_payload(self, item) -> dict:
@@ -317,6 +317,11 @@ class Protocol:
     def check_answer(self, item, fields: dict) -> None:
         """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
         raises JudgmentError. Called for the current item only, after `parse_judgment`."""
+
+    #: The formats of judgments collected elsewhere that this protocol reads: dotted paths of
+    #: `building.judgment_files.JudgmentFormat`s, imported when an import asks (services/judgment_import.py
+    #: offers those of the registered protocols), so a strategy loads no parser. Empty: none.
+    judgment_formats: tuple[str, ...] = ()
 
     #: Extra columns of the judgment export, and the item payload keys they are computed from.
     export_columns: tuple[str, ...] = ()

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, Max, Q
 
+from ..building.bulk import insert
+from ..building.hit_layout import ItemPlan, OutputRef
+from ..building.qc_hits import distinct_outputs_per_hit, plan_da_hit
 from ..models import Assignment, Campaign, Hit, HitItem, ItemType, SystemOutput
 from .adaptive_rules import AdaptiveSettings
-from .bulk import insert
-from .hit_builder import ItemPlan, OutputRef, distinct_outputs_per_hit, plan_da_hit
 
 
 def first_batch(plans: Sequence[list[ItemPlan]], settings: AdaptiveSettings) -> list[list[ItemPlan]]:
@@ -137,7 +138,7 @@ def build_batch(campaign: Campaign, system_weights: Mapping[str, float], hits: i
     weight ≥ 0; systems not named get 0; all 0 means evenly), each HIT with the full quality-control structure;
     the number of HITs built. With `after`, builds nothing (returns 0) unless the newest batch is still number
     `after`, so that racing callers build the batch once. Raises ValueError for unknown systems or bad weights,
-    and hit_builder.HitPlanError when a HIT cannot be laid out."""
+    and hit_layout.HitPlanError when a HIT cannot be laid out."""
     if hits < 1:
         return 0
     with transaction.atomic():

@@ -8,13 +8,12 @@ Memory stays bounded by the number of segments, not the size of their texts (iss
 file once took 1.3 GB): the file is read once, line by line, keeping of each segment only where its line is
 and a few integers (`ScannedFile`); the HIT planner gets compact references whose texts are read from the
 file when it asks (`FileContent`); and the rows are streamed to the database (COPY on PostgreSQL,
-annotation/services/bulk.py), each line read again as its rows are sent.
+annotation/building/bulk.py), each line read again as its rows are sent.
 """
 from __future__ import annotations
 
 import json
 import random
-import re
 import secrets
 from array import array
 from collections import OrderedDict
@@ -22,29 +21,34 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from django.conf import settings
 from django.db import transaction
-from django.utils.text import slugify
 
-from ..models import Campaign, Document, Hit, HitItem, Segment, Study, StudyNameError, System, SystemOutput
+from ..building.bulk import insert
+from ..building.campaign_files import (
+    MAX_DEPTH,
+    MAX_KEPT_ERRORS,  # noqa: F401  (also read from here: services/import_jobs.py)
+    MAX_REPORTED_ERRORS,  # noqa: F401  (also read from here: the admin)
+    MAX_TEXT,
+    CampaignFileError,
+    Problems,
+    study_named,
+    too_deep,
+    unique_slug,
+    unstorable,
+)
+from ..building.hit_layout import CampaignContent, HitPlanError, ItemPlan
+from ..building.spans import SEVERITIES, SpanError, check_spans
+from ..building.text_lines import LineSource, decode
+from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
 from .adaptive_batches import first_batch
 from .adaptive_rules import AdaptiveSettingsError, adaptive_settings
-from .bulk import insert
-from .hit_builder import CampaignContent, HitPlanError, ItemPlan
-from .spans import SEVERITIES, SpanError, check_spans
 from .stages import create_stages
-from .text_lines import LineSource, decode
 
-MAX_REPORTED_ERRORS = 20
-#: Problems kept at most (a file of 500,000 bad lines is refused with the first ones and a count).
-MAX_KEPT_ERRORS = 1000
-#: Limits of a campaign line (docs/api.md §4): JSON nesting, names, texts, seg_id.
-MAX_DEPTH = 20
+#: Limits of a campaign line (docs/api.md §4): names, domains, seg_id (nesting and texts: building/campaign_files.py).
 MAX_NAME = 200
-MAX_TEXT = 20_000
 MAX_DOMAIN = 100
 SEG_ID_MIN, SEG_ID_MAX = -(2**31), 2**31 - 1
 #: How often the import reports the lines read (see `import_campaign`'s `progress`).
@@ -52,72 +56,6 @@ PROGRESS_EVERY = 2000
 
 #: (stage, lines read or None) -> None: what a long import is doing (annotation/services/import_jobs.py).
 Progress = Callable[..., None]
-
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
-
-
-class CampaignFileError(ValueError):
-    """The campaign file or the options are refused; `errors` lists (line, reason), line 0 = the file as a whole
-    (a reason "name: …" concerns option `name`). `suggestions` maps an option to a value that would fit the
-    file (e.g. the largest HIT size it fills). `omitted` counts problems found beyond those listed."""
-
-    def __init__(self, errors: list[tuple[int, str]], suggestions: dict | None = None, omitted: int = 0):
-        self.errors = errors
-        self.suggestions = suggestions or {}
-        self.omitted = omitted
-        shown = errors[:MAX_REPORTED_ERRORS]
-        text = "; ".join(f"line {line}: {reason}" if line else reason for line, reason in shown)
-        if self.total > len(shown):
-            text += f"; and {self.total - len(shown)} more"
-        super().__init__(text)
-
-    @property
-    def total(self) -> int:
-        """How many problems were found, listed or not."""
-        return len(self.errors) + self.omitted
-
-
-class Problems(list):
-    """A file's problems as (line, reason): the first MAX_KEPT_ERRORS kept, `omitted` counting the rest; every
-    importer collects them here and refuses the file with all of them at once."""
-
-    omitted = 0
-
-    def append(self, problem: tuple[int, str]) -> None:
-        if len(self) < MAX_KEPT_ERRORS:
-            super().append(problem)
-        else:
-            self.omitted += 1
-
-    def add(self, line: int, reason: str) -> None:
-        self.append((line, reason))
-
-    def refuse(self) -> CampaignFileError:
-        return CampaignFileError(sorted(self), omitted=self.omitted)
-
-
-def unstorable(text: str) -> bool:
-    """Whether `text` holds what no database stores: a NUL character or a lone UTF-16 surrogate."""
-    return _UNSTORABLE.search(text) is not None
-
-
-def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether the JSON text nests arrays and objects more than `limit` deep (brackets inside strings do not
-    count). Checked before parsing, so a line of 100,000 "[" never reaches the parser's recursion."""
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    depth = 0
-    for match in _JSON_TOKENS.finditer(text):
-        token = match.group()
-        if token in ("[", "{"):
-            depth += 1
-            if depth > limit:
-                return True
-        elif token in ("]", "}"):
-            depth -= 1
-    return False
-
 
 def parse_json_line(text: str) -> tuple[object, str | None]:
     """(value, None) or (None, why the line is not acceptable JSON)."""
@@ -345,7 +283,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
 
 
 class FileContent:
-    """What the HIT planner reads of a scanned file (the interface of hit_builder's SegmentRef, OutputRef and
+    """What the HIT planner reads of a scanned file (the interface of hit_layout's SegmentRef, OutputRef and
     CampaignContent): compact references, each text read from the file when asked for (the last lines read
     are kept, as planners read a segment's outputs together)."""
 
@@ -400,7 +338,7 @@ class _Refs(Sequence):
 
 
 class _OutputRef:
-    """hit_builder.OutputRef with its text read on demand."""
+    """hit_layout.OutputRef with its text read on demand."""
 
     __slots__ = ("id", "segment_id", "system_id", "_content")
 
@@ -416,7 +354,7 @@ class _OutputRef:
 
 
 class _SegmentRef:
-    """hit_builder.SegmentRef with its texts read on demand."""
+    """hit_layout.SegmentRef with its texts read on demand."""
 
     __slots__ = ("index", "doc", "seg_id", "_content")
 
@@ -435,31 +373,6 @@ class _SegmentRef:
     @property
     def reference(self) -> str:
         return self._content.record(self.index).get("reference") or ""
-
-
-def unique_slug(name: str) -> str:
-    """A slug from `name`, numbered if taken or reserved for a fixed route (RESERVED_CAMPAIGN_SLUGS)."""
-    base = slugify(name)[:200] or "campaign"
-    slug, n = base, 1
-    while slug in settings.RESERVED_CAMPAIGN_SLUGS or Campaign.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
-
-
-def study_named(study: str | Study | None, owner=None) -> Study | None:
-    """The study a campaign of `owner` joins: a `Study`, or the one `Study.resolve` gives for a name (the owner's
-    own, or one shared with them, or a new one of theirs; never another researcher's); None for none. Every
-    import front-end (API, admin, command line, background jobs, judgment imports) comes through here."""
-    if isinstance(study, str):
-        name = study.strip()
-        if not name:
-            return None
-        try:
-            return Study.resolve(name, owner)
-        except StudyNameError as exc:
-            raise CampaignFileError([(0, f"study: {exc}")]) from None
-    return study
 
 
 @dataclass

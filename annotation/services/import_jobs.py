@@ -257,7 +257,7 @@ def _finish(job_id, status: str, *, stage: str, result: dict | None = None, erro
 
 def _counted(handle, progress):
     """The lines of a file, telling `progress` how many were read (for parsers that take any iterable)."""
-    from .text_lines import split_binary
+    from ..building.text_lines import split_binary
 
     number = 0
     for number, (_, _, line) in enumerate(split_binary(handle.read), start=1):

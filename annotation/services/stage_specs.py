@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .hit_builder import ItemPlan
+from ..building.hit_layout import ItemPlan
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from django.db.models import Avg, Count
 from django.test import Client
 
 from annotation import protocols
+from annotation.building.degradation import degrade_adequacy
 from annotation.models import Judgment
 from annotation.protocols.direct_assessment import DirectAssessment
-from annotation.services.degradation import degrade_adequacy
 from evaluation import families
 from evaluation.analyses import compute_results
 from evaluation.families import Family, Table

@@ -26,8 +26,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from annotation.services.degradation import CannotDegrade
-from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.building.degradation import CannotDegrade
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
 
 Unit = tuple[list[int], int]  # (segment indices of the document, system index)
 

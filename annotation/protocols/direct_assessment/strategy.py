@@ -1,18 +1,19 @@
 """Direct Assessment on a 100-point slider: fluency, monolingual adequacy and source-based
-adequacy (docs/methods.md §1-§3). The HIT structure is in services.hit_builder; document-level DA
+adequacy (docs/methods.md §1-§3). The HIT structure is in building.qc_hits; document-level DA
 (`document_mode`, docs/methods.md §1.1) in services.document_builder."""
 from __future__ import annotations
 
 import random
 from decimal import Decimal
 
+from annotation.building.degradation import degrade_adequacy, degrade_fluency
+from annotation.building.hit_layout import HitPlanError
+from annotation.building.qc_hits import check_hit_size, plan_da_hits
 from annotation.protocols import register
 from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.protocols.options import Option
 from annotation.services.adaptive_rules import adaptive_problems
-from annotation.services.degradation import degrade_adequacy, degrade_fluency
-from annotation.services.hit_builder import HitPlanError, check_hit_size, plan_da_hits
 
 #: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
 #: services.adaptive_rules.adaptive_problems.
@@ -107,6 +108,7 @@ class DirectAssessment(Protocol):
     screen = Screen("direct_assessment/slider.html", ("direct_assessment/slider.js",))
     requires_reference = True
     own_options = DA_OPTIONS
+    judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",)
 
     def __init__(self, name: str, label: str, context: str | None, degrade, statement: str):
         self.name = name

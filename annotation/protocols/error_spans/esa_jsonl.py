@@ -3,7 +3,7 @@ into an analysis-only campaign of protocol `esa` (error_span_store.py: what is c
 offsets' convention).
 
 One object per judged segment `{"system", "doc_id", "seg_id", "rater", "score", "spans", "domain"?, "source"?,
-"target"?}`; spans `{"start", "end", "severity", "category"?}` checked by services.spans (minor, major,
+"target"?}`; spans `{"start", "end", "severity", "category"?}` checked by building.spans (minor, major,
 critical; no overlaps) against the target where a line of the same segment gives it.
 """
 from __future__ import annotations
@@ -11,8 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from annotation.building.campaign_files import MAX_TEXT, Problems, too_deep, unstorable
+from annotation.building.judgment_files import JudgmentFormat
+from annotation.building.spans import SEVERITIES, SpanError, check_spans
+from annotation.building.text_lines import bounded_number, numbered_lines
 from annotation.protocols.error_spans.store import (
     INTEGER,
+    LANGUAGES_HELP,
     LIMIT,
     MAX_CATEGORY,
     MAX_NAME,
@@ -23,9 +28,6 @@ from annotation.protocols.error_spans.store import (
     language_pair,
     parsed_error_spans,
 )
-from annotation.services.campaign_import import MAX_TEXT, Problems, too_deep, unstorable
-from annotation.services.spans import SEVERITIES, SpanError, check_spans
-from annotation.services.text_lines import bounded_number, numbered_lines
 
 ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")
@@ -38,7 +40,7 @@ def _no_constant(name: str):
 
 
 def check_esa_spans(spans, text: str) -> list[dict]:
-    """services.spans' checks (minor/major/critical, no overlaps, omissions at the end) with an optional
+    """building.spans' checks (minor/major/critical, no overlaps, omissions at the end) with an optional
     category on each span; raises SpanError."""
     if not isinstance(spans, list):
         raise SpanError("'spans' must be a list of {\"start\", \"end\", \"severity\"} objects")
@@ -159,3 +161,8 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
     judgment = c.new_judgment(output, c.rater(rater), number, score)
     for span in checked:
         c.add_span(judgment, span["start"], span["end"], span["severity"], span.get("category"))
+
+
+#: The esa protocol's judgment format.
+ESA_JSONL = JudgmentFormat("esa-jsonl", parse_esa_jsonl, protocols=("esa",), text_options={
+    "pair": LANGUAGES_HELP})

@@ -19,8 +19,12 @@ import re
 from collections.abc import Iterable
 from operator import itemgetter
 
+from annotation.building.campaign_files import MAX_TEXT, Problems, unstorable
+from annotation.building.judgment_files import JudgmentFormat
+from annotation.building.text_lines import is_binary_file, numbered_lines, split_binary
 from annotation.protocols.error_spans.store import (
     INTEGER,
+    LANGUAGES_HELP,
     LIMIT,
     MAX_CATEGORY,
     MAX_NAME,
@@ -31,8 +35,6 @@ from annotation.protocols.error_spans.store import (
     language_pair,
     parsed_error_spans,
 )
-from annotation.services.campaign_import import MAX_TEXT, Problems, unstorable
-from annotation.services.text_lines import is_binary_file, numbered_lines, split_binary
 
 MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 MQM_OPTIONAL = ("comment",)
@@ -230,3 +232,8 @@ class _TextWatch:
             if isinstance(line, str):
                 self.surrogates_possible = True
             yield line
+
+
+#: The mqm protocol's judgment format.
+MQM_TSV = JudgmentFormat("mqm-tsv", parse_mqm_tsv, protocols=("mqm",), text_options={
+    "pair": LANGUAGES_HELP})

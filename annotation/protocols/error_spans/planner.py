@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import random
 
-from annotation.protocols.ranking.planner import new_key
-from annotation.services.degradation import CannotDegrade, degrade_adequacy
-from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
+from annotation.building.candidates import new_key
+from annotation.building.degradation import CannotDegrade, degrade_adequacy
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
 
 
 def _is_tutorial(content: CampaignContent, index: int) -> bool:

@@ -7,7 +7,7 @@ export re-imports to the same judgments.
 
 Offsets are half-open `[start, end)` in Unicode code points of the text without `<v>` marks (Python's `len`);
 an error with no span is a zero-length span at the end of the translation (the omission convention of
-services/spans.py).
+building/spans.py).
 
 Parsing keeps what it collects in flat arrays (no object per row): 1.5 million rows fit in a few hundred MB.
 """
@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.utils import timezone
 
+from annotation.building.bulk import insert
+from annotation.building.campaign_files import CampaignFileError, Problems, study_named, unique_slug
+from annotation.building.judgment_files import JudgmentImportResult, ParsedJudgments, imported_annotators
 from annotation.models import (
     Assignment,
     Campaign,
@@ -33,9 +36,6 @@ from annotation.models import (
     SystemOutput,
     new_token,
 )
-from annotation.services.bulk import insert
-from annotation.services.campaign_import import CampaignFileError, Problems, study_named, unique_slug
-from annotation.services.judgment_import import JudgmentImportResult, ParsedJudgments, imported_annotators
 
 MAX_NAME, MAX_RATER, MAX_CATEGORY, MAX_LANGUAGE = 200, 255, 100, 16
 #: Items per imported HIT: a rater's judgments are split into HITs of this many (positions are small integers).
@@ -43,6 +43,8 @@ HIT_ITEMS = 1000
 #: Segment numbers lie in [-LIMIT, LIMIT) (a database integer).
 LIMIT = 2**31
 INTEGER = re.compile(r"[+-]?\d{1,10}")
+#: The help of the formats' `pair` option.
+LANGUAGES_HELP = "the campaign's languages as source-target, e.g. en-de"
 
 
 def checked_name(value: str, what: str, longest: int) -> str:

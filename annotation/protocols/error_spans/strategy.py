@@ -4,12 +4,14 @@ score. The HITs are planned in services.error_span_builder; the statistics are t
 
 An answer is `{"item", "spans": [{"start", "end", "severity", "category"?}], "score"}` (contrastive ESA:
 `{"item", "candidates": {"<key>": {"spans": [...], "score"}}}`); spans are checked against the text the
-item showed (services.spans). A score without spans is an answer; spans without a score are not.
+item showed (building.spans). A score without spans is an answer; spans without a score are not.
 """
 from __future__ import annotations
 
 import random
 
+from annotation.building.hit_layout import HitPlanError
+from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from annotation.protocols import register
 from annotation.protocols.base import (
     JudgmentError,
@@ -23,8 +25,6 @@ from annotation.protocols.base import (
 from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
-from annotation.services.hit_builder import HitPlanError
-from annotation.services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 
 #: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
 _SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
@@ -76,6 +76,8 @@ SPAN_EDITOR_SCRIPTS = tuple(f"error_spans/spans_{part}.js"
 class ErrorSpans(Protocol):
     """ESA; MQM adds a category per span (`mqm=True`)."""
 
+    judgment_formats = ("annotation.protocols.error_spans.mqm_tsv.MQM_TSV",
+                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
     family = "error-spans"
     screen = Screen("error_spans/error_spans.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/error_spans.js"))
 

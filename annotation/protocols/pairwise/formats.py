@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from annotation.protocols import all_protocols
-from annotation.services.campaign_import import CampaignFileError
-from annotation.services.judgment_import import JudgmentRow, ParsedJudgments, text_field
-from annotation.services.text_lines import csv_fields, numbered_lines
+from annotation.building.campaign_files import CampaignFileError
+from annotation.building.judgment_files import JudgmentFormat, JudgmentRow, ParsedJudgments, text_field
+from annotation.building.text_lines import csv_fields, numbered_lines
 
 HEADER = ["rater", "criterion", "unit", "item", "choice", "spam"]
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
+#: The protocol that judges each criterion (the names pairwise/strategy.py gives its protocols).
+PROTOCOL_OF_CRITERION = {"adequacy": "pairwise-adequacy", "fluency": "pairwise-fluency"}
 
 
 def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None = None) -> ParsedJudgments:
@@ -81,5 +82,8 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
 
 def _protocol_judging(criteria: set[str]) -> str:
     """The pairwise protocol of the file's one criterion; the first criterion's (adequacy) when it has both."""
-    by_criterion = {p.criterion: p.name for p in all_protocols() if getattr(p, "criterion", None)}
-    return by_criterion[next(iter(criteria)) if len(criteria) == 1 else CRITERIA[0]]
+    return PROTOCOL_OF_CRITERION[next(iter(criteria)) if len(criteria) == 1 else CRITERIA[0]]
+
+
+#: The pairwise protocols' judgment format.
+PAIRWISE_CSV = JudgmentFormat("pairwise-csv", parse_pairwise_csv, protocols=tuple(PROTOCOL_OF_CRITERION.values()))

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from itertools import groupby
 
-from annotation.services.degradation import CannotDegrade, shuffle_for_spam
-from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan, SegmentRef
+from annotation.building.degradation import CannotDegrade, shuffle_for_spam
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan, SegmentRef
 
 UNITS = ("document", "sentence", "both")
 

@@ -38,6 +38,7 @@ class Pairwise(Protocol):
     family = "pairwise"
     screen = Screen("pairwise/pairwise.html", ("pairwise/pairwise.js",))
     own_options = PAIRWISE_OPTIONS
+    judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",)
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):
         self.name = name

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
 from annotation.protocols import register
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
@@ -29,7 +30,6 @@ from annotation.protocols.base import (
 )
 from annotation.protocols.options import Option
 from annotation.protocols.ranking import RANKING_OPTIONS
-from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10

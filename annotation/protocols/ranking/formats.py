@@ -25,9 +25,9 @@ import abc
 import re
 from collections.abc import Iterable
 
-from annotation.services.campaign_import import CampaignFileError, Problems
-from annotation.services.judgment_import import JudgmentRow, ParsedJudgments, text_field
-from annotation.services.text_lines import csv_fields, numbered_lines
+from annotation.building.campaign_files import CampaignFileError, Problems
+from annotation.building.judgment_files import JudgmentFormat, JudgmentRow, ParsedJudgments, text_field
+from annotation.building.text_lines import csv_fields, numbered_lines
 
 #: WMT08's row types (the `rows` option) and the protocol each is imported as.
 ROW_TYPES = {"RANK": "ranking", "CONSTITUENT": "ranking-constituent",
@@ -345,3 +345,9 @@ def _seconds(text: str) -> float | None:
     if not 0 <= value <= 1e7:  # also refuses nan and inf
         raise ValueError(f"TIME must be seconds between 0 and 10000000 (or [H:]MM:SS), not {text[:20]!r}")
     return value
+
+
+#: The ranking protocols' judgment format; `rows` picks the protocol of a WMT08/09 file (ROW_TYPES).
+WMT_RANK = JudgmentFormat("wmt-rank", parse_wmt_rank, protocols=tuple(ROW_TYPES.values()), text_options={
+    "rows": "the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT",
+    "pair": "the language pair (srclang-trglang) or TASK to import from a file that holds several"})

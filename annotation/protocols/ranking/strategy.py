@@ -74,6 +74,7 @@ class Ranking(Protocol):
     screen = Screen("ranking/ranking.html", ("annotation/choice_rows.js", "ranking/ranking.js"))
     own_options = RANKING_OPTIONS
     constituent = False
+    judgment_formats = ("annotation.protocols.ranking.formats.WMT_RANK",)
 
     def __init__(self, name: str, label: str, statement: str):
         self.name = name

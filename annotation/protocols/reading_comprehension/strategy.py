@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
+from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
 from annotation.protocols import register
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
@@ -50,7 +51,6 @@ from annotation.services.comprehension import (  # noqa: F401  (also read as thi
     used_keys,
     vote_summary,
 )
-from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 from annotation.services.stage_specs import StagePlan, StageSpec
 
 QUESTIONS_PER_ARTICLE = 3

@@ -19,8 +19,9 @@ from decimal import Decimal
 import numpy as np
 from django.core.cache import cache
 
+from annotation.building.hit_layout import HitPlanError
+from annotation.building.qc_hits import distinct_outputs_per_hit
 from annotation.models import Campaign
-from annotation.services.hit_builder import HitPlanError, distinct_outputs_per_hit
 
 from ... import stats
 from ...models import CampaignResults, WorkerResult

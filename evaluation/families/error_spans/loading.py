@@ -260,7 +260,7 @@ def _span_codes(campaign, last_id: int, obs: Observations) -> SpanCounts:
     """One count per span (PostgreSQL, one candidate per judgment), numpy summing them: the spans are coded
     against the names the campaign expects (the severities, "" and the MQM taxonomy); only if some span has
     another name (an imported file's own categories) are the names listed first and the spans read again."""
-    from annotation.services.spans import DEFAULT_MQM_TAXONOMY
+    from annotation.building.spans import DEFAULT_MQM_TAXONOMY
 
     severities = sorted(SEVERITIES)
     categories = sorted({"", *((campaign.options or {}).get("taxonomy") or DEFAULT_MQM_TAXONOMY)})

@@ -1,4 +1,4 @@
-"""Plans the items of Direct Assessment HITs (docs/methods.md §2).
+"""Plans the items of Direct Assessment HITs with their quality-control pairs (docs/methods.md §2).
 
 A HIT of `hit_size` items has `hit_size / 10` sets of 10, shown in set order and shuffled
 within each set. Set Si is paired with set Si+h (h = half the sets), so at least
@@ -12,80 +12,22 @@ Outputs are dealt out so that every system output appears in exactly one HIT (th
 HIT is topped up with outputs drawn from the others) and each HIT holds roughly equal
 numbers of outputs per system. Everything here is plain Python driven by one
 `random.Random`, so a campaign's seed reproduces its HITs.
+
+A building block, not part of a protocol package: the Direct Assessment protocols plan their HITs with it, and so
+do the adaptive batches (services/adaptive_batches.py) and the DA family's power analysis, which must not name a
+protocol package.
 """
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from .degradation import CannotDegrade
+from .hit_layout import HitPlanError, ItemPlan, OutputRef
 
 SET_SIZE = 10
 OUTPUTS_PER_SET_PAIR = 14
-
-
-@dataclass(frozen=True)
-class OutputRef:
-    """What the builder needs of a system output."""
-
-    id: int
-    segment_id: int
-    system_id: int
-    text: str
-
-
-@dataclass(frozen=True)
-class SegmentRef:
-    """What the builders need of a segment; `index` is its position in the campaign, `doc` its document's."""
-
-    index: int
-    doc: int
-    doc_id: str
-    seg_id: int
-    source: str
-    reference: str
-
-
-@dataclass(frozen=True)
-class CampaignContent:
-    """A validated campaign file, before anything is stored: segments in document order, systems, outputs."""
-
-    segments: list[SegmentRef]
-    system_names: list[str]
-    outputs: list[OutputRef]
-    #: A segment's whole campaign-file line (by segment index), for the optional fields a protocol reads.
-    record: Callable[[int], dict] | None = None
-
-    def output_text(self, segment: int, system: int) -> str:
-        return self.outputs[segment * len(self.system_names) + system].text
-
-
-@dataclass
-class ItemPlan:
-    """One planned item of a HIT, ready to be stored as a `HitItem`."""
-
-    position: int
-    set_index: int
-    item_type: str
-    segment_id: int | None
-    output_id: int | None
-    text: str = ""
-    partner_position: int | None = None
-    payload: dict = field(default_factory=dict)
-
-
 MIN_HIT_SIZE, MAX_HIT_SIZE = 2 * SET_SIZE, 200
-
-
-class HitPlanError(ValueError):
-    """The campaign cannot be laid out into HITs; the message says why, `field` names the import option to
-    change (None: the file itself) and `suggestion` a value of it that would fit."""
-
-    def __init__(self, message: str, field: str | None = None, suggestion: object = None):
-        super().__init__(message)
-        self.field = field
-        self.suggestion = suggestion
 
 
 def check_hit_size(hit_size: int) -> None:
