@@ -697,8 +697,7 @@ def main(argv=None) -> int:
         try:
             sys.path.insert(0, str(ROOT))
             have_import = (ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py").exists() and \
-                "parse_mqm_tsv" in (ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py").read_text() and \
-                '"mqm-tsv"' in (ROOT / "annotation" / "services" / "judgment_import.py").read_text()
+                "parse_mqm_tsv" in (ROOT / "annotation" / "protocols" / "error_spans" / "mqm_tsv.py").read_text()
         except OSError:
             pass
         have_import = have_import and not args.skip_import
