@@ -22,9 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from django.conf import settings
 from django.db import transaction
-from django.utils.text import slugify
 
 from ..models import Campaign, Document, Hit, HitItem, Segment, Study, StudyNameError, System, SystemOutput
 from ..protocols import UnknownProtocol, get_protocol
@@ -34,6 +32,7 @@ from .adaptive_batches import first_batch
 from .adaptive_rules import AdaptiveSettingsError, adaptive_settings
 from .bulk import insert
 from .hit_builder import CampaignContent, HitPlanError, ItemPlan
+from .slugs import unique_slug
 from .spans import SEVERITIES, SpanError, check_spans
 from .stages import create_stages
 from .text_lines import LineSource, decode
@@ -435,16 +434,6 @@ class _SegmentRef:
     @property
     def reference(self) -> str:
         return self._content.record(self.index).get("reference") or ""
-
-
-def unique_slug(name: str) -> str:
-    """A slug from `name`, numbered if taken or reserved for a fixed route (RESERVED_CAMPAIGN_SLUGS)."""
-    base = slugify(name)[:200] or "campaign"
-    slug, n = base, 1
-    while slug in settings.RESERVED_CAMPAIGN_SLUGS or Campaign.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
 
 
 def study_named(study: str | Study | None, owner=None) -> Study | None:

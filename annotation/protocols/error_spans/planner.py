@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 
-from annotation.protocols.ranking.planner import new_key
+from annotation.building.candidates import new_key
 from annotation.services.degradation import CannotDegrade, degrade_adequacy
 from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 
-from annotation.protocols import register
+from annotation.building.candidates import answers_every_key
+from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
@@ -19,17 +20,11 @@ from annotation.protocols.base import (
     require_number,
     require_only,
 )
-from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
 from annotation.services.hit_builder import HitPlanError
 from annotation.services.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 
-#: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
-_SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
-                                                    "reliability_scope", "cluster_rule"))
-#: The live reliability gate on the perturbed copies (docs/methods.md §12.1), with Direct Assessment's options.
-_GATE = tuple(o for o in DA_OPTIONS if o.name in ("gate", "gate_rule", "gate_min_pairs", "gate_max_missed"))
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -38,8 +33,8 @@ SPAN_OPTIONS = (
            target="options"),
     Option("show_source", "bool", True, "Show the source text beside the translation (source-based evaluation).",
            target="options"),
-    *_SHARED,
-    *_GATE,
+    *RELIABILITY_OPTIONS,  # the reliability and statistics options, shared with Direct Assessment
+    *GATE_OPTIONS,  # the live reliability gate on the perturbed copies (docs/methods.md §12.1)
     Option("significance_test", "choice", None, "How systems are compared (docs/methods.md#error-span-protocols): "
            "wmt24 (per-domain paired Wilcoxon + Stouffer), wmt25 (one-sided paired Wilcoxon) or randomization "
            "(paired approximate randomization).",
@@ -292,8 +287,6 @@ class ContrastiveEsa(ErrorSpans):
         return {"scores": scores, "spans": spans}
 
     def check_answer(self, item, fields: dict) -> None:
-        from annotation.protocols.ranking import answers_every_key
-
         keys = answers_every_key(item, fields["scores"], "a score")
         texts = {c["key"]: c["text"] for c in self.item_payload(item)["candidates"]}
         options = item.hit.campaign.options or {}
@@ -309,18 +302,21 @@ class ContrastiveEsa(ErrorSpans):
     export_columns = ("scores", "spans")
 
 
-register(ErrorSpans(
-    "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
-    "Mark the errors in the translation (select the text, then minor or major; [missing] for omitted content), "
-    "then score the translation from 0 (no meaning preserved) to 100 (perfect).",
-))
-register(ErrorSpans(
-    "mqm", "MQM: mark errors with a category and a severity",
-    "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
-    "content). Then score the translation from 0 to 100.", mqm=True,
-))
-register(ContrastiveEsa(
-    "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
-    "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
-    "get the same score.",
-))
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ErrorSpans(
+        "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
+        "Mark the errors in the translation (select the text, then minor or major; [missing] for omitted content), "
+        "then score the translation from 0 (no meaning preserved) to 100 (perfect).",
+    ),
+    ErrorSpans(
+        "mqm", "MQM: mark errors with a category and a severity",
+        "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
+        "content). Then score the translation from 0 to 100.", mqm=True,
+    ),
+    ContrastiveEsa(
+        "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
+        "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
+        "get the same score.",
+    ),
+)

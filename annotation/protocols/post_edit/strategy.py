@@ -16,7 +16,8 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
-from annotation.protocols import register
+from annotation.building.shared_options import SCREENS_PER_HIT
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
@@ -27,16 +28,13 @@ from annotation.protocols.base import (
     require_yes_no,
 )
 from annotation.protocols.options import Option
-from annotation.protocols.ranking import RANKING_OPTIONS
 from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_EDIT = 5_000
 
-_SCREENS = next(o for o in RANKING_OPTIONS if o.name == "screens_per_hit")
 EDIT_OPTIONS = (
-    _SCREENS,
+    SCREENS_PER_HIT,
     Option("verifiers", "int", 3, "Verifiers per edited output in the verify stage (an edit passes on a majority "
            "yes to both questions).", minimum=1, maximum=25, target="options"),
     Option("verify_items_per_hit", "int", 20, "Edited outputs per verify HIT.", minimum=1, maximum=200,
@@ -236,5 +234,8 @@ def screen_rows(items) -> dict[int, list[ScreenRow]]:
             for item in items}
 
 
-register(PostEdit())
-register(PostEditVerify())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    PostEdit(),
+    PostEditVerify(),
+)

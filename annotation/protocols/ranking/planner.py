@@ -17,22 +17,12 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
 
+from annotation.building.candidates import new_key
 from annotation.services.degradation import CannotDegrade, degrade_adequacy
 from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
 
 GOLD_MODES = ("none", "best", "best-worst")
-KEY_BYTES = 4
-
-
-def new_key(taken: set[str]) -> str:
-    """A short opaque key, unique among `taken`, that says nothing about what it stands for."""
-    while True:
-        key = secrets.token_hex(KEY_BYTES)
-        if key not in taken:
-            taken.add(key)
-            return key
 
 
 class PairBalancer:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from annotation.protocols import register
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
@@ -50,7 +50,6 @@ from annotation.services.comprehension import (  # noqa: F401  (also read as thi
     vote_summary,
 )
 from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 QUESTIONS_PER_ARTICLE = 3
 MAX_QUESTION = 500
@@ -425,7 +424,10 @@ class ReadingComprehensionGrade(_Stage):
         return StagePlan(hits)
 
 
-register(ReadingComprehension())
-register(ReadingComprehensionVote())
-register(ReadingComprehensionAnswer())
-register(ReadingComprehensionGrade())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ReadingComprehension(),
+    ReadingComprehensionVote(),
+    ReadingComprehensionAnswer(),
+    ReadingComprehensionGrade(),
+)

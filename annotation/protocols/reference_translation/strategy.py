@@ -25,8 +25,10 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
-from annotation.protocols import register
+from annotation.building.shared_options import SCREENS_PER_HIT
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
+    EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
     language_name,
@@ -35,10 +37,7 @@ from annotation.protocols.base import (
     require_only,
 )
 from annotation.protocols.options import Option
-from annotation.protocols.post_edit import EDIT_OPTIONS
-from annotation.protocols.ranking import RANKING_OPTIONS
 from annotation.services.hit_builder import CampaignContent, HitPlanError, ItemPlan
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_TRANSLATION = 5_000
@@ -46,10 +45,8 @@ MAX_BACKGROUND_TEXT = 64
 MAX_CANDIDATES = 100
 BACKGROUND_KEYS = ("native_language", "target_language_years", "country")
 
-_SCREENS = next(o for o in RANKING_OPTIONS if o.name == "screens_per_hit")
-_EXCLUDE_OWN_WORK = next(o for o in EDIT_OPTIONS if o.name == "exclude_own_work")
 TRANSLATE_OPTIONS = (
-    _SCREENS,
+    SCREENS_PER_HIT,
     Option("detectors", "int", 3, "Judges per sentence in the detect-MT stage (a translation is flagged when a "
            "strict majority of them mark it machine-made).", minimum=1, maximum=25, target="options"),
     Option("detect_items_per_hit", "int", 10, "Sentences (screens) per detect-MT HIT.", minimum=1, maximum=200,
@@ -58,7 +55,7 @@ TRANSLATE_OPTIONS = (
            minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
     Option("flag_threshold", "float", 0.3, "A translator whose translations are flagged as machine-made in at "
            "least this share of their judged sentences is excluded.", minimum=0.0, maximum=1.0, target="options"),
-    _EXCLUDE_OWN_WORK,
+    EXCLUDE_OWN_WORK,
 )
 
 
@@ -316,5 +313,8 @@ def mt_outputs(segments) -> dict[int, list[tuple[str, int, str]]]:
     return out
 
 
-register(ReferenceTranslation())
-register(ReferenceTranslationDetect())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ReferenceTranslation(),
+    ReferenceTranslationDetect(),
+)
