@@ -213,9 +213,6 @@ class ErrorSpans(Protocol):
         values = {"prefilled_kept": kept, "prefilled_changed": changed, "prefilled_deleted": deleted}
         return {name: values[name] for name in names}
 
-    def preview_systems(self, item, options: dict) -> str:
-        return item.output.system.name if item.output_id else ""
-
 
 class ContrastiveEsa(ErrorSpans):
     """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""

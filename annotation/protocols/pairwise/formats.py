@@ -81,5 +81,5 @@ def parse_pairwise_csv(lines: Iterable[bytes | str], systems: list[str] | None =
 
 def _protocol_judging(criteria: set[str]) -> str:
     """The pairwise protocol of the file's one criterion; the first criterion's (adequacy) when it has both."""
-    by_criterion = {p.criterion: p.name for p in all_protocols() if getattr(p, "criterion", None)}
+    by_criterion = {p.criterion: p.name for p in all_protocols() if p.criterion}
     return by_criterion[next(iter(criteria)) if len(criteria) == 1 else CRITERIA[0]]
