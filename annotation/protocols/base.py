@@ -270,6 +270,9 @@ class Protocol:
     #: The rating screen's template and script.
     template: str = ""
     script: str = ""
+    #: What `item_payload` and `check_answer` read beyond the item (names in building/screen_context.py): the one
+    #: read of the annotator path brings it along, so that no strategy queries the database there.
+    screen_reads: frozenset[str] = frozenset()
 
     def item_payload(self, item) -> dict:
         """What the screen shows for `item`, and nothing else (never its type or system)."""

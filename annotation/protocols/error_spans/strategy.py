@@ -11,6 +11,12 @@ from __future__ import annotations
 import random
 
 from annotation.building.candidates import answers_every_key
+from annotation.building.screen_context import (
+    DOCUMENT_OUTPUTS,
+    DOCUMENT_SEGMENTS,
+    document_outputs,
+    document_segments,
+)
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.protocols.base import (
     JudgmentError,
@@ -219,6 +225,7 @@ class ContrastiveEsa(ErrorSpans):
 
     template = "annotation/screens/contrastive_esa.html"
     script = "annotation/contrastive_esa.js"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS})
     #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
     contrastive = True
 
@@ -230,19 +237,14 @@ class ContrastiveEsa(ErrorSpans):
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:
-        from annotation.models import Segment, SystemOutput
-
         options = item.hit.campaign.options or {}
         segment = item.segment
-        segments = list(Segment.objects.filter(document_id=segment.document_id).order_by("seg_id")
-                        .values_list("id", "source"))
+        segments = [(pk, source) for pk, source, _ in document_segments(item)]
         ids = [pk for pk, _ in segments]
         current = ids.index(segment.pk)
         texts: dict[int, dict[int, str]] = {}
         prefilled: dict[int, list] = {}
-        for segment_id, system_id, text, spans in (
-                SystemOutput.objects.filter(segment__document_id=segment.document_id).order_by("system_id")
-                .values_list("segment_id", "system_id", "text", "spans")):
+        for segment_id, system_id, text, spans in document_outputs(item):
             texts.setdefault(segment_id, {})[system_id] = text
             if segment_id == segment.pk:
                 prefilled[system_id] = spans or []

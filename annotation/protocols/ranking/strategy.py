@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from annotation.building.candidates import answers_every_key
+from annotation.building.screen_context import SEGMENT_OUTPUTS, segment_outputs
 from annotation.building.shared_options import GATE_OPTIONS as _GATE
 from annotation.building.shared_options import QC_THRESHOLD, SCREENS_PER_HIT
 from annotation.protocols.base import JudgmentError, Protocol, language_name, require_item_id, require_only
@@ -62,6 +63,7 @@ class Ranking(Protocol):
     template = "annotation/screens/ranking.html"
     script = "annotation/ranking.js"
     own_options = RANKING_OPTIONS
+    screen_reads = frozenset({SEGMENT_OUTPUTS})
     constituent = False
 
     def __init__(self, name: str, label: str, statement: str):
@@ -130,12 +132,9 @@ class Ranking(Protocol):
         return None
 
     def item_payload(self, item) -> dict:
-        from annotation.models import SystemOutput
-
         stored = item.payload
         segment = item.segment
-        texts = [text for _, text in SystemOutput.objects.filter(segment_id=item.segment_id)
-                 .order_by("system_id").values_list("system_id", "text")]
+        texts = [text for _, text in segment_outputs(item)]
         candidates = [{"key": c["key"], "text": c.get("text") or texts[c["system"]]} for c in stored["candidates"]]
         payload = {"id": item.id, "protocol": self.name, "source": segment.source, "candidates": candidates}
         if self.constituent:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
+from annotation.building.screen_context import DOCUMENT_SEGMENTS, OTHER_ITEMS, document_segments, other_items
 from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
@@ -203,17 +204,18 @@ class ReadingComprehensionVote(_Stage):
     template = "annotation/screens/reading_comprehension_vote.html"
     script = "annotation/reading_comprehension.js"
     stage_name = "vote"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, OTHER_ITEMS})
 
     def default_statement(self, language: str) -> str:
         return ("Is this a good question about the article (answerable from the article in a few words, not a "
                 "number, date or yes/no question)? Is it redundant with another question?")
 
     def item_payload(self, item) -> dict:
-        from annotation.models import HitItem
-
-        others = [{"id": p["question"], "question": text} for text, p in HitItem.objects.filter(hit_id=item.hit_id)
-                  .exclude(pk=item.pk).order_by("position").values_list("text", "payload")]
-        return {"id": item.id, "protocol": self.name, "article": article_texts(item.payload["doc"], None),
+        """The article (the human translation: the references of the item's document, which is the payload's
+        `doc`) and the other questions of the HIT, from what the judging read brought along."""
+        others = [{"id": p["question"], "question": text} for text, p in other_items(item)]
+        return {"id": item.id, "protocol": self.name,
+                "article": [reference for _, _, reference in document_segments(item)],
                 "question": {"id": item.payload["question"], "question": item.text,
                              "answer": item.payload["sample"]}, "others": others}
 
@@ -249,13 +251,10 @@ class ReadingComprehensionVote(_Stage):
         return {"answer": {"good": good, "redundant_with": redundant}}
 
     def check_answer(self, item, fields: dict) -> None:
-        from annotation.models import HitItem
-
         redundant = fields["answer"]["redundant_with"]
         if redundant is None:
             return
-        ids = {p["question"] for p in HitItem.objects.filter(hit_id=item.hit_id).exclude(pk=item.pk)
-               .values_list("payload", flat=True)}
+        ids = {p["question"] for _, p in other_items(item)}
         if redundant not in ids:
             raise JudgmentError("'redundant_with' must be the id of another question of the article, or null")
 

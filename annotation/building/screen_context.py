@@ -1,0 +1,74 @@
+"""What a screen shows beyond its item (the outputs of its segment, its document, the other items of its HIT),
+read with the item. A protocol declares what its screen reads (`Protocol.screen_reads`, names below); the one
+statement of annotation/services/judging_sql.py `read` then brings it along for the current and next items
+(`ScreenContext`, set on the item), so that no strategy queries the database when a HIT is shown or answered.
+Off the annotator path (the admin's preview, a test) an item read by the ORM has no context, and these functions
+read the same rows with the ORM, in the same order."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The outputs of the item's segment: [(system pk, text)], by system pk.
+SEGMENT_OUTPUTS = "segment_outputs"
+#: The segments of the item's document: [(segment pk, source, reference)], by seg_id.
+DOCUMENT_SEGMENTS = "document_segments"
+#: Every output of the item's document: [(segment pk, system pk, text, spans)], by system pk.
+DOCUMENT_OUTPUTS = "document_outputs"
+#: The other items of the item's HIT: [(text, payload)], by position.
+OTHER_ITEMS = "other_items"
+READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, OTHER_ITEMS)
+
+
+@dataclass(frozen=True)
+class ScreenContext:
+    """What `read` brought along for one item: each entry is None when the item's protocol does not read it."""
+
+    segment_outputs: list | None = None
+    document_segments: list | None = None
+    document_outputs: list | None = None
+    other_items: list | None = None
+
+
+def _given(item, what: str):
+    context = getattr(item, "screen_context", None)  # set by judging_sql.read, absent on an ORM-read item
+    return None if context is None else getattr(context, what)
+
+
+def segment_outputs(item) -> list[tuple[int, str]]:
+    found = _given(item, SEGMENT_OUTPUTS)
+    if found is not None:
+        return found
+    from annotation.models import SystemOutput
+
+    return list(SystemOutput.objects.filter(segment_id=item.segment_id).order_by("system_id")
+                .values_list("system_id", "text"))
+
+
+def document_segments(item) -> list[tuple[int, str, str]]:
+    found = _given(item, DOCUMENT_SEGMENTS)
+    if found is not None:
+        return found
+    from annotation.models import Segment
+
+    return list(Segment.objects.filter(document_id=item.segment.document_id).order_by("seg_id")
+                .values_list("id", "source", "reference"))
+
+
+def document_outputs(item) -> list[tuple[int, int, str, object]]:
+    found = _given(item, DOCUMENT_OUTPUTS)
+    if found is not None:
+        return found
+    from annotation.models import SystemOutput
+
+    return list(SystemOutput.objects.filter(segment__document_id=item.segment.document_id).order_by("system_id")
+                .values_list("segment_id", "system_id", "text", "spans"))
+
+
+def other_items(item) -> list[tuple[str, dict]]:
+    found = _given(item, OTHER_ITEMS)
+    if found is not None:
+        return found
+    from annotation.models import HitItem
+
+    return list(HitItem.objects.filter(hit_id=item.hit_id).exclude(pk=item.pk).order_by("position")
+                .values_list("text", "payload"))
