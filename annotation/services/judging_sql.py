@@ -177,8 +177,8 @@ def _types(fields) -> list[str]:
 
 
 def _context_columns(table: dict) -> list[str]:
-    """One column per `screen_context.READS` entry: its rows as a JSON array, or NULL unless the campaign's
-    protocol is in the list of names the matching parameter gives (the protocols whose screens read it)."""
+    """One column per `screen_context.READS` entry: its rows as a JSON array, or NULL unless "<the campaign's
+    protocol>:<entry>" is in `p.reads` (the one parameter: what each protocol's screen reads)."""
     q = _quote
     postgres = connection.vendor == "postgresql"
     segments, outputs, items = q(Segment._meta.db_table), q(SystemOutput._meta.db_table), table["i"]
@@ -213,35 +213,37 @@ def _context_columns(table: dict) -> list[str]:
             f"FROM {items} i2 WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('id')} <> i.{q('id')}",
             f"i2.{q('position')}"),
     }
-    wanted = "c.{} = ANY(%s)" if postgres else "c.{} IN (SELECT value FROM json_each(%s))"
-    return [f"CASE WHEN {wanted.format(q('protocol'))} THEN {reads[name]} END" for name in screen_context.READS]
+    wanted = "c.{} || ':{}' = ANY(p.reads)" if postgres else "c.{} || ':{}' IN (SELECT value FROM json_each(p.reads))"
+    return [f"CASE WHEN {wanted.format(q('protocol'), name)} THEN {reads[name]} END" for name in screen_context.READS]
 
 
 def _compose_read() -> tuple[str, list[str]]:
     table = {part.alias: _quote(part.model._meta.db_table) for part in _READ_PARTS}
     position = _quote("position")
     context_type = "text[]" if connection.vendor == "postgresql" else "text"
+    reads = "CAST(%s AS text[])" if connection.vendor == "postgresql" else "%s"
     sql = (
         f"SELECT {', '.join(part.select_list() for part in _READ_PARTS)}, {', '.join(_context_columns(table))} "
         f"FROM {table['a']} a "
         f"JOIN {table['h']} h ON h.id = a.hit_id "
         f"JOIN {table['c']} c ON c.id = a.campaign_id "
+        f"CROSS JOIN (SELECT {reads} AS reads) p "
         f"LEFT JOIN {table['i']} i ON i.hit_id = a.hit_id AND i.{position} BETWEEN a.{position} AND a.{position} + 1 "
         f"LEFT JOIN {table['s']} s ON s.id = i.segment_id "
         f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
         f"WHERE a.{_quote('token')} = %s"
     )
-    return sql, [context_type] * len(screen_context.READS) + _types([Assignment._meta.get_field("token")])
+    return sql, [context_type] + _types([Assignment._meta.get_field("token")])
 
 
 _READ = _Statement("read", _compose_read)
 _READ_OFFSETS = [sum(len(part) for part in _READ_PARTS[:k]) for k in range(len(_READ_PARTS) + 1)]
 
 
-def _context_params(db) -> list:
-    """Per `screen_context.READS` entry, the names of the protocols whose screens read it."""
-    names = [[p.name for p in all_protocols() if what in p.screen_reads] for what in screen_context.READS]
-    return names if db.vendor == "postgresql" else [json.dumps(n) for n in names]
+def _context_param(db):
+    """What each protocol's screen reads beyond its items, as "<protocol>:<entry>" (building/screen_context.py)."""
+    reads = [f"{p.name}:{what}" for p in all_protocols() for what in sorted(p.screen_reads)]
+    return reads if db.vendor == "postgresql" else json.dumps(reads)
 
 
 def _context(row, start: int) -> ScreenContext | None:
@@ -253,7 +255,7 @@ def read(token: str) -> Snapshot | None:
     """The assignment with this token, its HIT, campaign and current and next items; None if unknown."""
     db = connections[DEFAULT_DB_ALIAS]
     with db.cursor() as cursor:
-        _READ.execute(db, cursor, [*_context_params(db), token])
+        _READ.execute(db, cursor, [_context_param(db), token])
         rows = cursor.fetchall()
     if not rows:
         return None
