@@ -14,9 +14,11 @@ SEGMENT_OUTPUTS = "segment_outputs"
 DOCUMENT_SEGMENTS = "document_segments"
 #: Every output of the item's document: [(segment pk, system pk, text, spans)], by system pk.
 DOCUMENT_OUTPUTS = "document_outputs"
+#: The outputs of the item's output's system in its document: [(segment pk, output pk, text)], by seg_id.
+DOCUMENT_SYSTEM_OUTPUTS = "document_system_outputs"
 #: The other items of the item's HIT: [(text, payload)], by position.
 OTHER_ITEMS = "other_items"
-READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, OTHER_ITEMS)
+READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, DOCUMENT_SYSTEM_OUTPUTS, OTHER_ITEMS)
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class ScreenContext:
     segment_outputs: list | None = None
     document_segments: list | None = None
     document_outputs: list | None = None
+    document_system_outputs: list | None = None
     other_items: list | None = None
 
 
@@ -62,6 +65,19 @@ def document_outputs(item) -> list[tuple[int, int, str, object]]:
 
     return list(SystemOutput.objects.filter(segment__document_id=item.segment.document_id).order_by("system_id")
                 .values_list("segment_id", "system_id", "text", "spans"))
+
+
+def document_system_outputs(item) -> list[tuple[int, int, str]]:
+    found = _given(item, DOCUMENT_SYSTEM_OUTPUTS)
+    if found is not None:
+        return found
+    if item.output_id is None:
+        return []
+    from annotation.models import SystemOutput
+
+    return list(SystemOutput.objects.filter(segment__document_id=item.segment.document_id,
+                                            system_id=item.output.system_id).order_by("segment__seg_id")
+                .values_list("segment_id", "id", "text"))
 
 
 def other_items(item) -> list[tuple[str, dict]]:

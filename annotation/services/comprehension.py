@@ -1,6 +1,6 @@
 """Reading comprehension's plain logic (docs/methods.md §9.3): question ids and flags, which questions a vote
-keeps, the articles' texts, and what a stage has used of its input; the protocols in
-annotation/protocols/reading_comprehension.py are its screens and answers."""
+keeps, and what a stage has used of its input; the protocols in
+annotation/protocols/reading_comprehension/ are its screens and answers."""
 from __future__ import annotations
 
 import re
@@ -48,18 +48,6 @@ def select_questions(order: list[str], votes: dict[str, list[tuple[bool, str | N
                   "redundant_with": redundant.most_common(1)[0][0] if redundant else None, "kept": keep,
                   "overridden": q in overrides}
     return out
-
-
-def article_texts(document_id: int, system_id: int | None) -> list[str]:
-    """An article as one system translated it (its output of each segment, in order), or its human translation
-    (the segments' references) for `system_id` None."""
-    from ..models import Segment, SystemOutput
-
-    if system_id is None:
-        return list(Segment.objects.filter(document_id=document_id).order_by("seg_id")
-                    .values_list("reference", flat=True))
-    return list(SystemOutput.objects.filter(segment__document_id=document_id, system_id=system_id)
-                .order_by("segment__seg_id").values_list("text", flat=True))
 
 
 def done_judgments(campaign, **filters):

@@ -208,6 +208,11 @@ def _context_columns(table: dict) -> list[str]:
             [f"o2.{q('segment_id')}", f"o2.{q('system_id')}", f"o2.{q('text')}", json_value(f"o2.{q('spans')}")],
             f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
             f"WHERE s2.{q('document_id')} = s.{q('document_id')}", f"o2.{q('system_id')}, o2.{q('segment_id')}"),
+        screen_context.DOCUMENT_SYSTEM_OUTPUTS: rows(
+            [f"o2.{q('segment_id')}", f"o2.{q('id')}", f"o2.{q('text')}"],
+            f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
+            f"WHERE s2.{q('document_id')} = s.{q('document_id')} AND o2.{q('system_id')} = o.{q('system_id')}",
+            f"s2.{q('seg_id')}"),
         screen_context.OTHER_ITEMS: rows(
             [f"i2.{q('text')}", json_value(f"i2.{q('payload')}")],
             f"FROM {items} i2 WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('id')} <> i.{q('id')}",

@@ -14,8 +14,10 @@ from annotation.building.candidates import answers_every_key
 from annotation.building.screen_context import (
     DOCUMENT_OUTPUTS,
     DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
     document_outputs,
     document_segments,
+    document_system_outputs,
 )
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.protocols.base import (
@@ -75,6 +77,7 @@ class ErrorSpans(Protocol):
     family = "error-spans"
     template = "annotation/screens/error_spans.html"
     script = "annotation/error_spans.js"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name
@@ -129,18 +132,15 @@ class ErrorSpans(Protocol):
                     raise HitPlanError(f"document {segment.doc_id!r}, segment {segment.seg_id}: 'error_spans' of "
                                        f"{system[:40]!r}: {exc}") from None
 
-    def _document(self, item, system_id: int) -> list[dict]:
-        from annotation.models import Segment, SystemOutput
-
-        segments = list(Segment.objects.filter(document_id=item.segment.document_id).order_by("seg_id")
-                        .values_list("id", "source"))
-        texts = dict(SystemOutput.objects.filter(segment__document_id=item.segment.document_id, system_id=system_id)
-                     .values_list("segment_id", "text"))
-        return [{"id": pk, "source": source, "target": texts.get(pk, "")} for pk, source in segments]
+    @staticmethod
+    def _document(item) -> list[dict]:
+        """The item's document in its system's translation, each segment with its source."""
+        texts = {segment: text for segment, _, text in document_system_outputs(item)}
+        return [{"id": pk, "source": source, "target": texts.get(pk, "")} for pk, source, _ in document_segments(item)]
 
     def item_payload(self, item) -> dict:
         options = item.hit.campaign.options or {}
-        document = self._document(item, item.output.system_id)
+        document = self._document(item)
         current = next(i for i, s in enumerate(document) if s["id"] == item.segment_id)
         candidate = _candidate_text(item)
         show_source = options.get("show_source", True)

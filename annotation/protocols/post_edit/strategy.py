@@ -16,6 +16,12 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
+from annotation.building.screen_context import (
+    DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
+    document_segments,
+    document_system_outputs,
+)
 from annotation.building.shared_options import SCREENS_PER_HIT
 from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
@@ -59,6 +65,7 @@ class PostEdit(Protocol):
     stage_name = "edit"
     default_redundancy = 5
     own_options = EDIT_OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Edit each translation with as few changes as possible so that it means what the reference means "
@@ -94,7 +101,7 @@ class PostEdit(Protocol):
                 for h in range(0, len(screens), hit_size)]
 
     def item_payload(self, item) -> dict:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         return {"id": item.id, "protocol": self.name, "reference": [r.reference for r in rows],
                 "outputs": [r.output for r in rows], "source": [r.source for r in rows]}
 
@@ -114,7 +121,7 @@ class PostEdit(Protocol):
         return {"answer": {"edits": [" ".join(e.split()) for e in edits]}}
 
     def check_answer(self, item, fields: dict) -> None:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         outputs, references = [r.output for r in rows], [r.reference for r in rows]
         edits = fields["answer"]["edits"]
         if len(edits) != len(outputs):
@@ -208,6 +215,16 @@ class ScreenRow:
     reference: str
     output: str
     output_id: int
+
+
+def _screen(item) -> list[ScreenRow]:
+    """The sentences of one edit screen, as `screen_rows` gives them, from what the judging read brought along (the
+    item's document and its system's outputs there): `count` segments from the item's segment on, by seg_id."""
+    segments = document_segments(item)
+    first = next(k for k, (pk, _, _) in enumerate(segments) if pk == item.segment_id)
+    outputs = {segment: (pk, text) for segment, pk, text in document_system_outputs(item)}
+    return [ScreenRow(pk, source, reference, outputs[pk][1], outputs[pk][0])
+            for pk, source, reference in segments[first:first + item.payload["count"]]]
 
 
 def screen_rows(items) -> dict[int, list[ScreenRow]]:

@@ -26,7 +26,14 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from annotation.building.screen_context import DOCUMENT_SEGMENTS, OTHER_ITEMS, document_segments, other_items
+from annotation.building.screen_context import (
+    DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
+    OTHER_ITEMS,
+    document_segments,
+    document_system_outputs,
+    other_items,
+)
 from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
@@ -40,7 +47,6 @@ from annotation.protocols.base import (
 from annotation.protocols.options import Option
 from annotation.services.comprehension import (  # noqa: F401  (also read as this module's: rc.select_questions, …)
     answer_flags,
-    article_texts,
     completed_per_hit,
     done_judgments,
     kept_questions,
@@ -107,6 +113,7 @@ class ReadingComprehension(Protocol):
     stage_name = "write"
     default_redundancy = 2
     own_options = OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS})
 
     def default_statement(self, language: str) -> str:
         return ("Read the article and write three questions about it, each with a short sample answer: ask why "
@@ -134,8 +141,9 @@ class ReadingComprehension(Protocol):
                  for p, first in enumerate(articles[h:h + hit_size])] for h in range(0, len(articles), hit_size)]
 
     def item_payload(self, item) -> dict:
-        return {"id": item.id, "protocol": self.name, "article": article_texts(item.segment.document_id, None),
-                "count": QUESTIONS_PER_ARTICLE}
+        """The article's human translation (its segments' references), from what the judging read brought."""
+        return {"id": item.id, "protocol": self.name,
+                "article": [reference for _, _, reference in document_segments(item)], "count": QUESTIONS_PER_ARTICLE}
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
@@ -295,14 +303,20 @@ class ReadingComprehensionAnswer(_Stage):
     template = "annotation/screens/reading_comprehension_answer.html"
     script = "annotation/reading_comprehension.js"
     stage_name = "answer"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Read the article ({language_name(language)}) and answer each question in a few words, from what "
                 "the article says.")
 
     def item_payload(self, item) -> dict:
-        return {"id": item.id, "protocol": self.name,
-                "article": article_texts(item.payload["doc"], item.payload.get("system")),
+        """The article (the payload's `doc`, the item's segment's document) as its `system` translated it (the
+        item's output is that system's), or its human translation for the control item (no system)."""
+        if item.payload.get("system") is None:
+            article = [reference for _, _, reference in document_segments(item)]
+        else:
+            article = [text for _, _, text in document_system_outputs(item)]
+        return {"id": item.id, "protocol": self.name, "article": article,
                 "questions": [{"id": q["id"], "question": q["question"]} for q in item.payload["questions"]]}
 
     def parse_judgment(self, body) -> dict:
