@@ -1,6 +1,7 @@
 """Screens that show more than their item (ranking: the segment's outputs; error spans: the document; contrastive
-ESA: every system's document; post-editing: the screen's sentences; reading comprehension: the article, and the
-HIT's other questions in the vote) get it from the one read of the judging path (annotation/building/
+ESA: every system's document; post-editing and reference translation: the screen's sentences, and the machine
+translations an answer is compared with; reading comprehension: the article, and the HIT's other questions in the
+vote) get it from the one read of the judging path (annotation/building/
 screen_context.py): a GET is one statement and a POST two, as for every protocol, and the payload is the one the
 same item gives when read by the ORM (the admin's preview)."""
 import pytest
@@ -16,6 +17,7 @@ from .test_error_span_protocols import span_campaign
 from .test_post_edit import post_edit_campaign
 from .test_ranking_protocol import ranking
 from .test_reading_comprehension import enter, rc_campaign, stage, vote, work, write
+from .test_reference_translation import rt_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +42,7 @@ SETUPS = {
     "esa": lambda capture: _entered(span_campaign("esa", tutorial=0)),
     "contrastive-esa": lambda capture: _entered(span_campaign("contrastive-esa", tutorial=0, perturbation_rate=0.0)),
     "post-edit": lambda capture: _entered(post_edit_campaign(screens_per_hit=3)),
+    "reference-translation": lambda capture: _entered(rt_campaign()),
     "reading-comprehension": lambda capture: enter(rc_campaign(articles_per_hit=3), "w1"),
     "reading-comprehension-vote": lambda capture: _stage(capture, "vote"),
     "reading-comprehension-answer": lambda capture: _stage(capture, "answer"),
@@ -56,6 +59,11 @@ def _answer(item: dict) -> dict:
         return {"candidates": {c["key"]: {"score": 50} for c in item["candidates"]}}
     if protocol == "post-edit":
         return {"edits": item["outputs"]}
+    if protocol == "reference-translation":  # the first screen of a HIT asks the translator's background
+        background = {"native_language": "en", "target_language_years": 20, "country": "UK"}
+        sources = item["source"]
+        return {"translations": [f"Translation of {s}" for s in sources], "pasted": [False] * len(sources),
+                **({"background": background} if item["ask_background"] else {})}
     if protocol == "reading-comprehension":
         return write("w1", item)
     return {"good": "yes", "redundant_with": item["others"][0]["id"]}  # checked against the other questions

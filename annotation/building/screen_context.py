@@ -12,7 +12,7 @@ from dataclasses import dataclass
 SEGMENT_OUTPUTS = "segment_outputs"
 #: The segments of the item's document: [(segment pk, source, reference)], by seg_id.
 DOCUMENT_SEGMENTS = "document_segments"
-#: Every output of the item's document: [(segment pk, system pk, text, spans)], by system pk.
+#: Every output of the item's document: [(segment pk, system pk, text, spans, output pk, system name)], by system pk.
 DOCUMENT_OUTPUTS = "document_outputs"
 #: The outputs of the item's output's system in its document: [(segment pk, output pk, text)], by seg_id.
 DOCUMENT_SYSTEM_OUTPUTS = "document_system_outputs"
@@ -57,14 +57,14 @@ def document_segments(item) -> list[tuple[int, str, str]]:
                 .values_list("id", "source", "reference"))
 
 
-def document_outputs(item) -> list[tuple[int, int, str, object]]:
+def document_outputs(item) -> list[tuple[int, int, str, object, int, str]]:
     found = _given(item, DOCUMENT_OUTPUTS)
     if found is not None:
         return found
     from annotation.models import SystemOutput
 
     return list(SystemOutput.objects.filter(segment__document_id=item.segment.document_id).order_by("system_id")
-                .values_list("segment_id", "system_id", "text", "spans"))
+                .values_list("segment_id", "system_id", "text", "spans", "id", "system__name"))
 
 
 def document_system_outputs(item) -> list[tuple[int, int, str]]:

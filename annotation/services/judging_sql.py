@@ -34,7 +34,7 @@ from django.db.models.base import ModelState
 
 from ..building import screen_context
 from ..building.screen_context import ScreenContext
-from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, SystemOutput
+from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, System, SystemOutput
 from ..protocols import all_protocols
 
 INVALID_SQL_STATEMENT_NAME = "26000"  # PostgreSQL's SQLSTATE for an unknown prepared statement
@@ -182,6 +182,7 @@ def _context_columns(table: dict) -> list[str]:
     q = _quote
     postgres = connection.vendor == "postgresql"
     segments, outputs, items = q(Segment._meta.db_table), q(SystemOutput._meta.db_table), table["i"]
+    systems = q(System._meta.db_table)
 
     def rows(values: list[str], source: str, order: str) -> str:
         """The rows as a JSON array of arrays; a value named `json:<column>` is a JSON column, kept as JSON."""
@@ -205,8 +206,10 @@ def _context_columns(table: dict) -> list[str]:
             [f"s2.{q('id')}", f"s2.{q('source')}", f"s2.{q('reference')}"],
             f"FROM {segments} s2 WHERE s2.{q('document_id')} = s.{q('document_id')}", f"s2.{q('seg_id')}"),
         screen_context.DOCUMENT_OUTPUTS: rows(
-            [f"o2.{q('segment_id')}", f"o2.{q('system_id')}", f"o2.{q('text')}", json_value(f"o2.{q('spans')}")],
+            [f"o2.{q('segment_id')}", f"o2.{q('system_id')}", f"o2.{q('text')}", json_value(f"o2.{q('spans')}"),
+             f"o2.{q('id')}", f"y2.{q('name')}"],
             f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
+            f"JOIN {systems} y2 ON y2.{q('id')} = o2.{q('system_id')} "
             f"WHERE s2.{q('document_id')} = s.{q('document_id')}", f"o2.{q('system_id')}, o2.{q('segment_id')}"),
         screen_context.DOCUMENT_SYSTEM_OUTPUTS: rows(
             [f"o2.{q('segment_id')}", f"o2.{q('id')}", f"o2.{q('text')}"],

@@ -244,7 +244,7 @@ class ContrastiveEsa(ErrorSpans):
         current = ids.index(segment.pk)
         texts: dict[int, dict[int, str]] = {}
         prefilled: dict[int, list] = {}
-        for segment_id, system_id, text, spans in document_outputs(item):
+        for segment_id, system_id, text, spans, _, _ in document_outputs(item):
             texts.setdefault(segment_id, {})[system_id] = text
             if segment_id == segment.pk:
                 prefilled[system_id] = spans or []

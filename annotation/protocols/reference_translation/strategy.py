@@ -25,6 +25,12 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
+from annotation.building.screen_context import (
+    DOCUMENT_OUTPUTS,
+    DOCUMENT_SEGMENTS,
+    document_outputs,
+    document_segments,
+)
 from annotation.building.shared_options import SCREENS_PER_HIT
 from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
@@ -102,6 +108,7 @@ class ReferenceTranslation(Protocol):
     stage_name = "translate"
     default_redundancy = 5
     own_options = TRANSLATE_OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Translate each sentence into {language_name(language)}: faithful to its meaning and style, "
@@ -133,7 +140,7 @@ class ReferenceTranslation(Protocol):
                 for h in range(0, len(screens), hit_size)]
 
     def item_payload(self, item) -> dict:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         return {"id": item.id, "protocol": self.name, "source": [r.source for r in rows],
                 "ask_background": item.position == 0}
 
@@ -160,7 +167,7 @@ class ReferenceTranslation(Protocol):
         return {"answer": answer}
 
     def check_answer(self, item, fields: dict) -> None:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         answer = fields["answer"]
         translations = answer["translations"]
         if len(translations) != len(rows):
@@ -171,7 +178,9 @@ class ReferenceTranslation(Protocol):
                                 "years of study or use of the target language and country")
         if item.position != 0 and "background" in answer:
             raise JudgmentError("'background' is asked on the first screen of a HIT only")
-        machine = mt_outputs([r.segment for r in rows])
+        machine: dict[int, list[tuple[str, int, str]]] = {}  # as mt_outputs gives it, from the judging read
+        for segment, _, text, _, pk, name in document_outputs(item):
+            machine.setdefault(segment, []).append((name, pk, text))
         answer["mt_copy"] = [next((system for system, _pk, text in machine.get(r.segment, ())
                                    if normal(text) == translation), None)
                              for r, translation in zip(rows, translations, strict=True)]
@@ -284,6 +293,15 @@ class ScreenRow:
     segment: int
     source: str
     reference: str
+
+
+def _screen(item) -> list[ScreenRow]:
+    """The sentences of one translate screen, as `screen_rows` gives them, from the item's document as the judging
+    read brought it along: `count` segments from the item's segment on, by seg_id."""
+    segments = document_segments(item)
+    first = next(k for k, (pk, _, _) in enumerate(segments) if pk == item.segment_id)
+    return [ScreenRow(pk, source, reference or "") for pk, source, reference in
+            segments[first:first + item.payload["count"]]]
 
 
 def screen_rows(items) -> dict[int, list[ScreenRow]]:
