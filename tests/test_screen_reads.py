@@ -1,9 +1,9 @@
-"""Screens that show more than their item (ranking: the segment's outputs; error spans: the document; contrastive
-ESA: every system's document; post-editing and reference translation: the screen's sentences, and the machine
-translations an answer is compared with; reading comprehension: the article, and the HIT's other questions in the
-vote) get it from the one read of the judging path (annotation/building/
-screen_context.py): a GET is one statement and a POST two, as for every protocol, and the payload is the one the
-same item gives when read by the ORM (the admin's preview)."""
+"""Screens that show more than their item (document-level DA: the document's segments; ranking: the segment's
+outputs; error spans: the document; contrastive ESA: every system's document; post-editing and reference
+translation: the screen's sentences, and the machine translations an answer is compared with; reading
+comprehension: the article, and the HIT's other questions in the vote) get it from the one read of the judging path
+(annotation/building/screen_context.py): a GET is one statement and a POST two, as for every protocol, and the
+payload is the one the same item gives when read by the ORM (the admin's preview)."""
 import pytest
 from django.db import connection
 from django.test import Client
@@ -11,8 +11,10 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import HitItem
 from annotation.protocols import get_protocol
+from annotation.services.campaign_import import import_campaign
 
 from .conftest import post_answer, start
+from .test_document_da import lines as document_lines
 from .test_error_span_protocols import span_campaign
 from .test_post_edit import post_edit_campaign
 from .test_ranking_protocol import ranking
@@ -37,7 +39,13 @@ def _stage(capture, name):
     return enter(stage(campaign, name), "a1")
 
 
+def _document_da():
+    return _entered(import_campaign(document_lines(), name="Doc DA", protocol="adequacy", seed=3,
+                                    options={"document_mode": True}).campaign)
+
+
 SETUPS = {
+    "adequacy": lambda capture: _document_da(),
     "ranking": lambda capture: _entered(ranking()),
     "esa": lambda capture: _entered(span_campaign("esa", tutorial=0)),
     "contrastive-esa": lambda capture: _entered(span_campaign("contrastive-esa", tutorial=0, perturbation_rate=0.0)),
@@ -53,6 +61,8 @@ def _answer(item: dict) -> dict:
     protocol = item["protocol"]
     if protocol == "ranking":
         return {"ranks": {c["key"]: 1 for c in item["candidates"]}}
+    if protocol == "adequacy":
+        return {"score": 50}
     if protocol == "esa":
         return {"score": 50, "spans": []}
     if protocol == "contrastive-esa":

@@ -18,7 +18,10 @@ DOCUMENT_OUTPUTS = "document_outputs"
 DOCUMENT_SYSTEM_OUTPUTS = "document_system_outputs"
 #: The other items of the item's HIT: [(text, payload)], by position.
 OTHER_ITEMS = "other_items"
-READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, DOCUMENT_SYSTEM_OUTPUTS, OTHER_ITEMS)
+#: The items of the unit (payload `first`, `count`: positions of the HIT) an item belongs to, for items that have
+#: one (document-level DA): [(item pk, text, output pk, output text, reference, source)], by position.
+UNIT_ITEMS = "unit_items"
+READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, DOCUMENT_SYSTEM_OUTPUTS, OTHER_ITEMS, UNIT_ITEMS)
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class ScreenContext:
     document_outputs: list | None = None
     document_system_outputs: list | None = None
     other_items: list | None = None
+    unit_items: list | None = None
 
 
 def _given(item, what: str):
@@ -88,3 +92,15 @@ def other_items(item) -> list[tuple[str, dict]]:
 
     return list(HitItem.objects.filter(hit_id=item.hit_id).exclude(pk=item.pk).order_by("position")
                 .values_list("text", "payload"))
+
+
+def unit_items(item) -> list[tuple[int, str, int | None, str | None, str, str]]:
+    found = _given(item, UNIT_ITEMS)
+    if found is not None:
+        return found
+    from annotation.models import HitItem
+
+    first, count = int(item.payload["first"]), int(item.payload["count"])
+    return list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)
+                .order_by("position").values_list("id", "text", "output_id", "output__text", "segment__reference",
+                                                  "segment__source"))

@@ -198,6 +198,12 @@ def _context_columns(table: dict) -> list[str]:
     def json_value(column: str) -> str:
         return f"json:{column}"
 
+    def unit(key: str) -> str:
+        """The integer `key` of the item's payload (NULL when absent)."""
+        if postgres:
+            return f"CAST(i.{q('payload')} ->> '{key}' AS integer)"
+        return f"CAST(json_extract(i.{q('payload')}, '$.{key}') AS integer)"
+
     reads = {
         screen_context.SEGMENT_OUTPUTS: rows(
             [f"o2.{q('system_id')}", f"o2.{q('text')}"],
@@ -216,13 +222,22 @@ def _context_columns(table: dict) -> list[str]:
             f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
             f"WHERE s2.{q('document_id')} = s.{q('document_id')} AND o2.{q('system_id')} = o.{q('system_id')}",
             f"s2.{q('seg_id')}"),
+        screen_context.UNIT_ITEMS: rows(
+            [f"i2.{q('id')}", f"i2.{q('text')}", f"i2.{q('output_id')}", f"o2.{q('text')}", f"s2.{q('reference')}",
+             f"s2.{q('source')}"],
+            f"FROM {items} i2 LEFT JOIN {outputs} o2 ON o2.{q('id')} = i2.{q('output_id')} "
+            f"LEFT JOIN {segments} s2 ON s2.{q('id')} = i2.{q('segment_id')} "
+            f"WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('position')} >= {unit('first')} "
+            f"AND i2.{q('position')} < {unit('first')} + {unit('count')}", f"i2.{q('position')}"),
         screen_context.OTHER_ITEMS: rows(
             [f"i2.{q('text')}", json_value(f"i2.{q('payload')}")],
             f"FROM {items} i2 WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('id')} <> i.{q('id')}",
             f"i2.{q('position')}"),
     }
     wanted = "c.{} || ':{}' = ANY(p.reads)" if postgres else "c.{} || ':{}' IN (SELECT value FROM json_each(p.reads))"
-    return [f"CASE WHEN {wanted.format(q('protocol'), name)} THEN {reads[name]} END" for name in screen_context.READS]
+    only_if = {screen_context.UNIT_ITEMS: f" AND {unit('first')} IS NOT NULL"}  # an item of a unit
+    return [f"CASE WHEN {wanted.format(q('protocol'), name)}{only_if.get(name, '')} THEN {reads[name]} END"
+            for name in screen_context.READS]
 
 
 def _compose_read() -> tuple[str, list[str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
+from annotation.building.screen_context import UNIT_ITEMS, unit_items
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.protocols.base import Protocol, language_name, require_item_id, require_number, require_only
 from annotation.protocols.direct_assessment.planner import plan_document_hits
@@ -77,6 +78,8 @@ class DirectAssessment(Protocol):
     script = "annotation/slider.js"
     requires_reference = True
     own_options = DA_OPTIONS
+    #: A document-level item shows its unit's segments (read only for items that belong to a unit).
+    screen_reads = frozenset({UNIT_ITEMS})
 
     def __init__(self, name: str, label: str, context: str | None, degrade, statement: str):
         self.name = name
@@ -132,10 +135,13 @@ class DirectAssessment(Protocol):
         return item.segment.reference
 
     def _context(self, segment) -> dict:
+        return self._shown(segment.reference, segment.source)
+
+    def _shown(self, reference: str, source: str) -> dict:
         if self.context == "reference":
-            return {"reference": segment.reference}
+            return {"reference": reference}
         if self.context == "source":
-            return {"source": segment.source}
+            return {"source": source}
         return {}
 
     def item_payload(self, item) -> dict:
@@ -154,12 +160,10 @@ class DirectAssessment(Protocol):
         """A document-mode item: the unit's segments as this HIT shows them (degraded in a bad copy), each with
         the id of its item so the screen can show the scores already given; `current` is the segment being
         rated, null for the document item."""
-        from annotation.models import HitItem
-
-        first, count = int(stored["first"]), int(stored["count"])
-        items = list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)
-                     .select_related("segment", "output").order_by("position"))
-        segments = [{"item": i.id, "candidate": self._candidate(i), **self._context(i.segment)} for i in items]
+        first = int(stored["first"])
+        segments = [{"item": pk, "candidate": text or (output_text if output_id is not None else reference),
+                     **self._shown(reference, source)}
+                    for pk, text, output_id, output_text, reference, source in unit_items(item)]
         if unit == "document":
             return {"id": item.id, "protocol": self.name, "unit": "document",
                     "candidate": "\n".join(s["candidate"] for s in segments),
