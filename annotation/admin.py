@@ -134,12 +134,9 @@ def size_warnings_of(campaign: Campaign) -> list[str]:
 
 
 def preview_systems(protocol, item, options: dict) -> str:
-    """The System column of the preview: the protocol's `preview_systems` (pairwise: which system is on side A
-    and which on B), else the system of the item's output."""
-    hook = getattr(protocol, "preview_systems", None)
-    if hook is not None:
-        return hook(item, options)
-    return item.output.system.name if item.output_id is not None else ""
+    """The System column of the preview: the protocol's `preview_systems` (by default the system of the item's
+    output; pairwise: which system is on side A and which on B)."""
+    return protocol.preview_systems(item, options)
 
 
 def text_blocks(shown: dict) -> list[dict]:

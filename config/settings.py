@@ -64,6 +64,18 @@ MTEVAL_RESULT_FAMILIES = [
     "evaluation.families.reference_translation.FAMILY",
 ]
 
+#: The annotation protocols, as dotted paths to a protocol object or a list of them (config/registry.py;
+#: docs/architecture.md). The order is the order of the protocol choices; a deployment appends its own.
+MTEVAL_PROTOCOLS = [
+    "annotation.protocols.direct_assessment.PROTOCOLS",
+    "annotation.protocols.ranking.PROTOCOLS",
+    "annotation.protocols.error_spans.PROTOCOLS",
+    "annotation.protocols.pairwise.PROTOCOLS",
+    "annotation.protocols.post_edit.PROTOCOLS",
+    "annotation.protocols.reading_comprehension.PROTOCOLS",
+    "annotation.protocols.reference_translation.PROTOCOLS",
+]
+
 MIDDLEWARE = [
     "config.request_limits.LimitRequestBody",
     "django.middleware.security.SecurityMiddleware",

@@ -44,7 +44,7 @@ def test_adaptive_options_parse_and_money_is_turned_into_hits():
     adaptive = {"adaptive": True, "budget_money": "30.00", "batch_hits": 3, "alpha_spending": "pocock"}
     assert {key: parsed.options.get(key) for key in [*adaptive, "budget_judgments"]} == {**adaptive,
                                                                                       "budget_judgments": None}
-    from annotation.services.adaptive_rules import adaptive_settings
+    from annotation.building.adaptive_rules import adaptive_settings
 
     settings = adaptive_settings(parsed.options, hit_size=20, redundancy=2, payment_per_hit=Decimal("1.50"))
     assert settings.budget_hits == 10  # 30.00 / (1.50 × 2 workers)

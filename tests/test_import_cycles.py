@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The packages whose modules are checked. `annotation` joins when its protocol packages land (issue 24).
-PACKAGES = ["evaluation", "config"]
+PACKAGES = ["annotation", "evaluation", "config"]
 
 
 def module_files(root: Path, packages: list[str]) -> dict[str, Path]:

@@ -1,14 +1,18 @@
-"""The protocol registry: one module per protocol family says how its HITs are built,
+"""The protocol registry: one package per protocol family says how its HITs are built,
 what its screen shows, what a judgment holds and which statistics apply.
 
-Views, the importer and the exporter ask `get_protocol(campaign.protocol)`; nothing
-outside this package branches on protocol names.
+The registry holds what `settings.MTEVAL_PROTOCOLS` names (dotted paths to protocol objects or
+lists of them, e.g. "annotation.protocols.ranking.PROTOCOLS"), imported the first time it is
+read. This module imports none of the protocol packages, so `annotation.models` may import it
+(`Campaign.protocol_spec`) without importing a protocol. Views, the importer and the exporter
+ask `get_protocol(campaign.protocol)`; nothing outside this package branches on protocol names.
 """
-from config.registry import Registry
+from config.registry import SettingRegistry
 
+from . import options as _options
 from .base import JudgmentError, Protocol, UnknownProtocol
 
-_REGISTRY: Registry[Protocol] = Registry("protocol", UnknownProtocol)
+_REGISTRY: SettingRegistry[Protocol] = SettingRegistry("protocol", "MTEVAL_PROTOCOLS", UnknownProtocol)
 register = _REGISTRY.register
 get_protocol = _REGISTRY.get_registered
 all_protocols = _REGISTRY.all
@@ -24,19 +28,6 @@ def importable_protocol_choices() -> list[tuple[str, str]]:
     return [(p.name, p.label) for p in _REGISTRY.values() if not p.stage_only]
 
 
-# Registered in this order, which the protocol choices show.
-from . import (  # noqa: E402,F401,I001  (register the protocols)
-    direct_assessment,
-    ranking,
-    error_spans,
-    pairwise,
-    post_edit,
-    reading_comprehension,
-    reference_translation,
-)
-from . import options as _options  # noqa: E402
-
-
 def _default_redundancy(values: dict):
     try:
         return get_protocol(values.get("_protocol", "")).default_redundancy
@@ -47,5 +38,4 @@ def _default_redundancy(values: dict):
 _options.set_default("redundancy", _default_redundancy)
 
 __all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "get_protocol",
-           "importable_protocol_choices", "protocol_choices",
-           "register"]
+           "importable_protocol_choices", "protocol_choices", "register"]

@@ -208,19 +208,23 @@ class Screen:
 
 
 class Protocol:
-    """Base class. Subclasses set the attributes and implement the methods below."""
+    """Base class of every protocol strategy. Its interface comes in roles, each a section below with its declared
+    capabilities and their defaults, so that callers never probe for a hook: the identity and import options
+    (what the setting registers and the import front-ends show), the planner (how the campaign's HITs are laid
+    out), the screen (what the annotator sees), the answers (what a judgment holds), the stages (later stages
+    built from this one's output), the export (the judgment export's extra columns) and the results (what the
+    statistics read). A subclass sets the attributes and implements the methods its roles need."""
+
+    # Identity and import options ----------------------------------------------------------------------------
 
     name: str = ""
     label: str = ""
-    #: Which statistics apply: the evaluation app maps a family to its analyses.
-    family: str = ""
-    #: The rating screen (templates/annotation/hit.html includes its template and scripts).
-    screen: Screen | None = None
     #: Campaign-file fields a segment must carry (beyond source and systems).
     requires_reference: bool = False
-
     #: The protocol's own import options, after the common ones.
     own_options: tuple[Option, ...] = ()
+    #: Distinct workers per HIT when the import does not say (`redundancy`).
+    default_redundancy: int = 1
 
     def default_statement(self, language: str) -> str:
         raise NotImplementedError
@@ -242,14 +246,20 @@ class Protocol:
         return opts.parse(self.name, self.option_fields(), raw, defaults=defaults,
                           check=lambda values: check_common(values) + self.check_parsed(values))
 
-    def size_warnings(self, options: dict, n_systems: int, hit_size: int, hit_sizes: list[int]) -> list[str]:
-        """Where the built HITs differ from what the options asked (e.g. fewer outputs per screen than
-        screen_size), each message starting with the option; said at import and in the preview."""
-        return []
-
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         """Problems with the protocol's options for this campaign's file, each message starting with the
         field it concerns ("systems: ..."); empty when fine. May fill in defaults."""
+        return []
+
+    # Planner --------------------------------------------------------------------------------------------------
+
+    def plan_hits(self, content, hit_size: int, options: dict, rng: random.Random):
+        """The campaign's HITs as lists of `ItemPlan`s, from a `building.hit_layout.CampaignContent`."""
+        raise NotImplementedError
+
+    def size_warnings(self, options: dict, n_systems: int, hit_size: int, hit_sizes: list[int]) -> list[str]:
+        """Where the built HITs differ from what the options asked (e.g. fewer outputs per screen than
+        screen_size), each message starting with the option; said at import and in the preview."""
         return []
 
     def hit_exposure(self, items) -> dict:
@@ -261,26 +271,56 @@ class Protocol:
         campaign exposed `seen`."""
         return False
 
-    # Multi-stage tasks (services/stages.py) ---------------------------------------------------------
+    def refusal(self, campaign, annotator) -> str | None:
+        """Why this worker gets no new HIT of the campaign (the protocol's own quality control), or None. Asked
+        when a worker without an unfinished HIT asks for one, never on the judging path."""
+        return None
 
-    #: Distinct workers per HIT when the import does not say (`redundancy`).
-    default_redundancy: int = 1
+    # Screen ---------------------------------------------------------------------------------------------------
+
+    #: The rating screen (templates/annotation/hit.html includes its template and scripts).
+    screen: Screen | None = None
+    #: What `item_payload` and `check_answer` read beyond the item (names in building/screen_context.py): the one
+    #: read of the annotator path brings it along, so that no strategy queries the database there.
+    screen_reads: frozenset[str] = frozenset()
+
+    def item_payload(self, item) -> dict:
+        """What the screen shows for `item`, and nothing else (never its type or system)."""
+        raise NotImplementedError
+
+    def preview_systems(self, item, options: dict) -> str:
+        """The System column of the admin's preview of `item`: by default the system of the item's output (pairwise
+        says which system is on side A and which on B)."""
+        return item.output.system.name if item.output_id is not None else ""
+
+    # Answers --------------------------------------------------------------------------------------------------
+
+    def parse_judgment(self, body: Any) -> dict:
+        """Validate a submitted answer; returns the `Judgment` fields it sets. Raises JudgmentError."""
+        raise NotImplementedError
+
+    def check_answer(self, item, fields: dict) -> None:
+        """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
+        raises JudgmentError. Called for the current item only, after `parse_judgment`."""
+
+    # Stages (multi-stage tasks, services/stages.py) -----------------------------------------------------------
+
     #: The name of the stage this protocol's campaigns are (edit, verify, …); empty for one-stage protocols.
     stage_name: str = ""
     #: A later stage is built from its input stage's output and cannot be imported on its own.
     stage_only: bool = False
-    #: Declared for the result families: two candidates per screen (contrastive ESA), MQM categories on spans,
-    #: and the pairwise criterion (adequacy or fluency).
-    contrastive: bool = False
-    mqm: bool = False
-    criterion: str = ""
-
-    def next_stages(self, options: dict) -> list:
-        """The later stages (services.stages.StageSpec) an import of this protocol creates, from its options."""
-        return []
-
     #: What a researcher may curate by hand in a stage's output (e.g. "questions"); empty: nothing.
     curated: str = ""
+
+    def next_stages(self, options: dict) -> list:
+        """The later stages (building.stage_specs.StageSpec) an import of this protocol creates, from its options."""
+        return []
+
+    def plan_stage(self, stage, source, source_complete: bool):
+        """The new HITs of later stage `stage` that the output of its input stage `source` makes ready
+        (building.stage_specs.StagePlan); `source_complete` says that no more output will come, so a last short
+        HIT may be built. Called under a lock on `stage`."""
+        raise NotImplementedError
 
     def curation_rows(self, campaign) -> list[dict]:
         """The stage's curatable output for the admin: [{key, text, detail, kept, override}], `override`
@@ -291,32 +331,14 @@ class Protocol:
         """Keep (True) or drop (False) one piece of output by hand, or give it back to the judges (None)."""
         raise NotImplementedError
 
-    def plan_stage(self, stage, source, source_complete: bool):
-        """The new HITs of later stage `stage` that the output of its input stage `source` makes ready
-        (services.stages.StagePlan); `source_complete` says that no more output will come, so a last short HIT
-        may be built. Called under a lock on `stage`."""
-        raise NotImplementedError
+    # Formats ----------------------------------------------------------------------------------------------------
 
-    def plan_hits(self, content, hit_size: int, options: dict, rng: random.Random):
-        """The campaign's HITs as lists of `ItemPlan`s, from a `building.hit_layout.CampaignContent`."""
-        raise NotImplementedError
+    #: The formats of judgments collected elsewhere that this protocol reads: dotted paths of
+    #: `building.judgment_files.JudgmentFormat`s, imported when an import asks (services/judgment_import.py
+    #: offers those of the registered protocols), so a strategy loads no parser. Empty: none.
+    judgment_formats: tuple[str, ...] = ()
 
-    def item_payload(self, item) -> dict:
-        """What the screen shows for `item`, and nothing else (never its type or system)."""
-        raise NotImplementedError
-
-    def parse_judgment(self, body: Any) -> dict:
-        """Validate a submitted answer; returns the `Judgment` fields it sets. Raises JudgmentError."""
-        raise NotImplementedError
-
-    def refusal(self, campaign, annotator) -> str | None:
-        """Why this worker gets no new HIT of the campaign (the protocol's own quality control), or None. Asked
-        when a worker without an unfinished HIT asks for one, never on the judging path."""
-        return None
-
-    def check_answer(self, item, fields: dict) -> None:
-        """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
-        raises JudgmentError. Called for the current item only, after `parse_judgment`."""
+    # Export (the judgment export, docs/api.md §6.4) -----------------------------------------------------------
 
     #: The formats of judgments collected elsewhere that this protocol reads: dotted paths of
     #: `building.judgment_files.JudgmentFormat`s, imported when an import asks (services/judgment_import.py
@@ -330,3 +352,18 @@ class Protocol:
     def export_values(self, payload: dict, options: dict, row: dict) -> dict:
         """The extra export columns of one judgment, from its item's payload keys and the campaign options."""
         return {}
+
+    # Results: what the statistics read (evaluation/families/) -------------------------------------------------
+
+    #: Which statistics apply: the evaluation app maps a family to its analyses.
+    family: str = ""
+    #: Pairwise: the criterion judged (adequacy, fluency); empty for the others.
+    criterion: str = ""
+    #: Error spans: the spans carry an MQM category (and MQM's scoring applies).
+    mqm: bool = False
+    #: An item holds every system's candidate (contrastive ESA): the statistics read one row per candidate.
+    contrastive: bool = False
+
+    def categories(self, options: dict) -> list[str] | None:
+        """The error categories a span may carry under these options (MQM's taxonomy); None: spans carry none."""
+        return None

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, Max, Q
 
+from ..building.adaptive_rules import AdaptiveSettings
 from ..building.bulk import insert
 from ..building.hit_layout import ItemPlan, OutputRef
 from ..building.qc_hits import distinct_outputs_per_hit, plan_da_hit
 from ..models import Assignment, Campaign, Hit, HitItem, ItemType, SystemOutput
-from .adaptive_rules import AdaptiveSettings
 
 
 def first_batch(plans: Sequence[list[ItemPlan]], settings: AdaptiveSettings) -> list[list[ItemPlan]]:

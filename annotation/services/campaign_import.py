@@ -23,6 +23,7 @@ from functools import cached_property
 
 from django.db import transaction
 
+from ..building.adaptive_rules import AdaptiveSettingsError, adaptive_settings
 from ..building.bulk import insert
 from ..building.campaign_files import (
     MAX_DEPTH,
@@ -44,7 +45,6 @@ from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
 from .adaptive_batches import first_batch
-from .adaptive_rules import AdaptiveSettingsError, adaptive_settings
 from .stages import create_stages
 
 #: Limits of a campaign line (docs/api.md §4): names, domains, seg_id (nesting and texts: building/campaign_files.py).

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 
 from ..building.bulk import insert
+from ..building.campaign_files import unique_slug
+from ..building.stage_specs import StagePlan, StageSpec
 from ..models import Assignment, Campaign, Hit, HitItem
-from .stage_specs import StagePlan, StageSpec
 
 __all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "first_stage", "input_complete",
            "next_stages_of", "stage_progress", "task_stages"]
@@ -30,8 +31,6 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
     fed by the stage its spec names (`StageSpec.input`), the first stage by default, so stages can chain. Each
     stage shows the researcher's instructions unless its spec gives it its own, and starts in the first stage's
     status (the task is one unit: services/lifecycle.py)."""
-    from ..building.campaign_files import unique_slug
-
     created: dict[str, Campaign] = {}
     specs = campaign.protocol_spec.next_stages(campaign.options or {})
     if specs and not campaign.stage_name:

@@ -34,10 +34,10 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.building.adaptive_rules import AdaptiveSettings, AdaptiveSettingsError, campaign_settings
 from annotation.building.hit_layout import HitPlanError
 from annotation.models import Campaign
 from annotation.services.adaptive_batches import BatchProgress, batch_progress, build_batch
-from annotation.services.adaptive_rules import AdaptiveSettings, AdaptiveSettingsError, campaign_settings
 
 from ..families import family_of
 from ..models import AdaptiveRun

@@ -20,9 +20,9 @@ from decimal import Decimal
 
 import numpy as np
 
+from annotation.building.adaptive_rules import AdaptiveSettings
 from annotation.models import Campaign
 from annotation.services.adaptive_batches import batch_progress
-from annotation.services.adaptive_rules import AdaptiveSettings
 
 from ..models import AdaptiveRun
 from .adaptive import fraction_of, run_of, settings_of, spent

@@ -6,17 +6,18 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
+from annotation.building.adaptive_rules import adaptive_problems
 from annotation.building.degradation import degrade_adequacy, degrade_fluency
 from annotation.building.hit_layout import HitPlanError
 from annotation.building.qc_hits import check_hit_size, plan_da_hits
-from annotation.protocols import register
+from annotation.building.screen_context import UNIT_ITEMS, unit_items
+from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.protocols.options import Option
-from annotation.services.adaptive_rules import adaptive_problems
 
 #: Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation); checked together by
-#: services.adaptive_rules.adaptive_problems.
+#: building.adaptive_rules.adaptive_problems.
 ADAPTIVE_OPTIONS = (
     Option("adaptive", "bool", None, "Adaptive allocation with a stopping rule (docs/methods.md#adaptive-allocation): "
            "HITs are built batch by batch; after each batch a look finds the adjacent systems not yet separated, "
@@ -51,39 +52,8 @@ DA_OPTIONS = (
            "segments per HIT (about 7 × hit_size / 10, documents kept whole) and HITs hold more items; the import "
            "and the preview say how many.", minimum=20, maximum=200,
            step=20),
-    Option("statistics_preset", "choice", None, "A named set of statistical conventions (test, threshold, "
-           "cluster rule, scope); the options below override it (docs/methods.md#worker-reliability).",
-           label="Statistics preset", choices="statistics_preset", target="options",
-           default_text="the family's default: WMT21 DA for DA, WMT24 ESA for error spans"),
-    Option("qc_test", "choice", None, "How careful workers are told from careless ones "
-           "(docs/methods.md#worker-reliability).", label="Reliability test", choices="qc_test",
-           default_text="the preset's"),
-    Option("qc_threshold", "float", None, "A worker is reliable when the test's p-value is below this "
-           "(appraise keeps its fixed 0.01).", label="Reliability threshold", minimum=0.0001, maximum=0.5,
-           default_text="the reliability test's own (0.05 for most)"),
-    Option("threshold_rule", "choice", None, "Whether a worker passes at p < threshold or p ≤ threshold.",
-           choices="threshold_rule", target="options", default_text="the preset's"),
-    Option("reliability_scope", "choice", None, "Test each worker on their pairs in the whole study, or in this "
-           "campaign only.", choices="reliability_scope", target="options", default_text="the preset's"),
-    Option("cluster_rule", "choice", None, "How systems are grouped into significance clusters "
-           "(docs/methods.md#significance-and-clusters).", choices="cluster_rule", target="options",
-           default_text="the preset's"),
-    Option("gate", "bool", None, "Live reliability gate (docs/methods.md#live-reliability-gate): after each "
-           "finished HIT the worker's reliability test runs over all their pairs so far (in the campaign or its "
-           "study, by reliability_scope); a worker who fails gets no further HIT, their unfinished HIT goes to "
-           "others, and their judgments stay, flagged.", label="Live reliability gate", target="options",
-           default_text="no"),
-    Option("gate_rule", "choice", None, "When the gate stops a worker: test — the reliability test's p-value "
-           "fails the threshold (p ≥ qc_threshold, or p > it under threshold_rule le) after at least "
-           "gate_min_pairs pairs; missed — after at least gate_min_pairs control items, the share of them "
-           "missed (a bad reference not scored below its original) is at least gate_max_missed.",
-           choices=(("test", "the reliability test fails after gate_min_pairs pairs"),
-                    ("missed", "the share of control items missed reaches gate_max_missed")),
-           target="options", default_text="test"),
-    Option("gate_min_pairs", "int", None, "The fewest quality-control pairs a worker must have done before the "
-           "gate judges them.", minimum=2, maximum=1000, target="options", default_text="5"),
-    Option("gate_max_missed", "float", None, "Rule missed: the share of control items missed at which a worker "
-           "is stopped.", minimum=0.01, maximum=1.0, target="options", default_text="0.5"),
+    *RELIABILITY_OPTIONS,
+    *GATE_OPTIONS,
     Option("reference_as_system", "bool", False, "Rank the human reference among the systems in the results.",
            target="options"),
     Option("document_mode", "bool", None, "Document-level DA (WMT20–23): HITs of whole documents, each segment "
@@ -109,6 +79,8 @@ class DirectAssessment(Protocol):
     requires_reference = True
     own_options = DA_OPTIONS
     judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",)
+    #: A document-level item shows its unit's segments (read only for items that belong to a unit).
+    screen_reads = frozenset({UNIT_ITEMS})
 
     def __init__(self, name: str, label: str, context: str | None, degrade, statement: str):
         self.name = name
@@ -164,10 +136,13 @@ class DirectAssessment(Protocol):
         return item.segment.reference
 
     def _context(self, segment) -> dict:
+        return self._shown(segment.reference, segment.source)
+
+    def _shown(self, reference: str, source: str) -> dict:
         if self.context == "reference":
-            return {"reference": segment.reference}
+            return {"reference": reference}
         if self.context == "source":
-            return {"source": segment.source}
+            return {"source": source}
         return {}
 
     def item_payload(self, item) -> dict:
@@ -186,12 +161,10 @@ class DirectAssessment(Protocol):
         """A document-mode item: the unit's segments as this HIT shows them (degraded in a bad copy), each with
         the id of its item so the screen can show the scores already given; `current` is the segment being
         rated, null for the document item."""
-        from annotation.models import HitItem
-
-        first, count = int(stored["first"]), int(stored["count"])
-        items = list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)
-                     .select_related("segment", "output").order_by("position"))
-        segments = [{"item": i.id, "candidate": self._candidate(i), **self._context(i.segment)} for i in items]
+        first = int(stored["first"])
+        segments = [{"item": pk, "candidate": text or (output_text if output_id is not None else reference),
+                     **self._shown(reference, source)}
+                    for pk, text, output_id, output_text, reference, source in unit_items(item)]
         if unit == "document":
             return {"id": item.id, "protocol": self.name, "unit": "document",
                     "candidate": "\n".join(s["candidate"] for s in segments),
@@ -206,15 +179,18 @@ class DirectAssessment(Protocol):
         return {"score": require_number(body, "score", 0, 100)}
 
 
-register(DirectAssessment(
-    "fluency", "Fluency (monolingual, candidate only)", None, degrade_fluency,
-    "the text is fluent {language}.",
-))
-register(DirectAssessment(
-    "adequacy", "Adequacy (reference in gray, candidate in black)", "reference", degrade_adequacy,
-    "the black text adequately expresses the meaning of the gray text.",
-))
-register(DirectAssessment(
-    "source-adequacy", "Source-based adequacy (source in gray)", "source", degrade_adequacy,
-    "the black text adequately expresses the meaning of the gray text.",
-))
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    DirectAssessment(
+        "fluency", "Fluency (monolingual, candidate only)", None, degrade_fluency,
+        "the text is fluent {language}.",
+    ),
+    DirectAssessment(
+        "adequacy", "Adequacy (reference in gray, candidate in black)", "reference", degrade_adequacy,
+        "the black text adequately expresses the meaning of the gray text.",
+    ),
+    DirectAssessment(
+        "source-adequacy", "Source-based adequacy (source in gray)", "source", degrade_adequacy,
+        "the black text adequately expresses the meaning of the gray text.",
+    ),
+)

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import random
 
+from annotation.building.candidates import answers_every_key
 from annotation.building.hit_layout import HitPlanError
+from annotation.building.screen_context import (
+    DOCUMENT_OUTPUTS,
+    DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
+    document_outputs,
+    document_segments,
+    document_system_outputs,
+)
+from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
-from annotation.protocols import register
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
@@ -22,15 +31,9 @@ from annotation.protocols.base import (
     require_number,
     require_only,
 )
-from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
 
-#: The reliability and statistics options error spans share with Direct Assessment (same names, same meaning).
-_SHARED = tuple(o for o in DA_OPTIONS if o.name in ("statistics_preset", "qc_test", "qc_threshold", "threshold_rule",
-                                                    "reliability_scope", "cluster_rule"))
-#: The live reliability gate on the perturbed copies (docs/methods.md §12.1), with Direct Assessment's options.
-_GATE = tuple(o for o in DA_OPTIONS if o.name in ("gate", "gate_rule", "gate_min_pairs", "gate_max_missed"))
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -39,8 +42,8 @@ SPAN_OPTIONS = (
            target="options"),
     Option("show_source", "bool", True, "Show the source text beside the translation (source-based evaluation).",
            target="options"),
-    *_SHARED,
-    *_GATE,
+    *RELIABILITY_OPTIONS,  # the reliability and statistics options, shared with Direct Assessment
+    *GATE_OPTIONS,  # the live reliability gate on the perturbed copies (docs/methods.md §12.1)
     Option("significance_test", "choice", None, "How systems are compared (docs/methods.md#error-span-protocols): "
            "wmt24 (per-domain paired Wilcoxon + Stouffer), wmt25 (one-sided paired Wilcoxon) or randomization "
            "(paired approximate randomization).",
@@ -80,6 +83,7 @@ class ErrorSpans(Protocol):
                         "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
     family = "error-spans"
     screen = Screen("error_spans/error_spans.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/error_spans.js"))
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def __init__(self, name: str, label: str, statement: str, mqm: bool = False):
         self.name = name
@@ -134,18 +138,15 @@ class ErrorSpans(Protocol):
                     raise HitPlanError(f"document {segment.doc_id!r}, segment {segment.seg_id}: 'error_spans' of "
                                        f"{system[:40]!r}: {exc}") from None
 
-    def _document(self, item, system_id: int) -> list[dict]:
-        from annotation.models import Segment, SystemOutput
-
-        segments = list(Segment.objects.filter(document_id=item.segment.document_id).order_by("seg_id")
-                        .values_list("id", "source"))
-        texts = dict(SystemOutput.objects.filter(segment__document_id=item.segment.document_id, system_id=system_id)
-                     .values_list("segment_id", "text"))
-        return [{"id": pk, "source": source, "target": texts.get(pk, "")} for pk, source in segments]
+    @staticmethod
+    def _document(item) -> list[dict]:
+        """The item's document in its system's translation, each segment with its source."""
+        texts = {segment: text for segment, _, text in document_system_outputs(item)}
+        return [{"id": pk, "source": source, "target": texts.get(pk, "")} for pk, source, _ in document_segments(item)]
 
     def item_payload(self, item) -> dict:
         options = item.hit.campaign.options or {}
-        document = self._document(item, item.output.system_id)
+        document = self._document(item)
         current = next(i for i, s in enumerate(document) if s["id"] == item.segment_id)
         candidate = _candidate_text(item)
         show_source = options.get("show_source", True)
@@ -224,14 +225,12 @@ class ErrorSpans(Protocol):
         values = {"prefilled_kept": kept, "prefilled_changed": changed, "prefilled_deleted": deleted}
         return {name: values[name] for name in names}
 
-    def preview_systems(self, item, options: dict) -> str:
-        return item.output.system.name if item.output_id else ""
-
 
 class ContrastiveEsa(ErrorSpans):
     """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""
 
     screen = Screen("error_spans/contrastive_esa.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/contrastive_esa.js"))
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS})
     #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
     contrastive = True
 
@@ -243,19 +242,14 @@ class ContrastiveEsa(ErrorSpans):
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:
-        from annotation.models import Segment, SystemOutput
-
         options = item.hit.campaign.options or {}
         segment = item.segment
-        segments = list(Segment.objects.filter(document_id=segment.document_id).order_by("seg_id")
-                        .values_list("id", "source"))
+        segments = [(pk, source) for pk, source, _ in document_segments(item)]
         ids = [pk for pk, _ in segments]
         current = ids.index(segment.pk)
         texts: dict[int, dict[int, str]] = {}
         prefilled: dict[int, list] = {}
-        for segment_id, system_id, text, spans in (
-                SystemOutput.objects.filter(segment__document_id=segment.document_id).order_by("system_id")
-                .values_list("segment_id", "system_id", "text", "spans")):
+        for segment_id, system_id, text, spans, _, _ in document_outputs(item):
             texts.setdefault(segment_id, {})[system_id] = text
             if segment_id == segment.pk:
                 prefilled[system_id] = spans or []
@@ -297,8 +291,6 @@ class ContrastiveEsa(ErrorSpans):
         return {"scores": scores, "spans": spans}
 
     def check_answer(self, item, fields: dict) -> None:
-        from annotation.protocols.ranking import answers_every_key
-
         keys = answers_every_key(item, fields["scores"], "a score")
         texts = {c["key"]: c["text"] for c in self.item_payload(item)["candidates"]}
         options = item.hit.campaign.options or {}
@@ -314,18 +306,21 @@ class ContrastiveEsa(ErrorSpans):
     export_columns = ("scores", "spans")
 
 
-register(ErrorSpans(
-    "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
-    "Mark the errors in the translation (select the text, then minor or major; [missing] for omitted content), "
-    "then score the translation from 0 (no meaning preserved) to 100 (perfect).",
-))
-register(ErrorSpans(
-    "mqm", "MQM: mark errors with a category and a severity",
-    "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
-    "content). Then score the translation from 0 to 100.", mqm=True,
-))
-register(ContrastiveEsa(
-    "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
-    "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
-    "get the same score.",
-))
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ErrorSpans(
+        "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
+        "Mark the errors in the translation (select the text, then minor or major; [missing] for omitted content), "
+        "then score the translation from 0 (no meaning preserved) to 100 (perfect).",
+    ),
+    ErrorSpans(
+        "mqm", "MQM: mark errors with a category and a severity",
+        "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
+        "content). Then score the translation from 0 to 100.", mqm=True,
+    ),
+    ContrastiveEsa(
+        "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
+        "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
+        "get the same score.",
+    ),
+)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from annotation.protocols import register
 from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from annotation.protocols.options import Option
 from annotation.protocols.pairwise.planner import UNITS, crosses_over, exposure, plan_pairwise_hits
@@ -130,11 +129,14 @@ class Pairwise(Protocol):
         return {"choice": choice}
 
 
-register(Pairwise(
-    "pairwise-adequacy", "Pairwise ranking, adequacy (source shown)", "adequacy",
-    "Read the source text and the two translations. Which translation expresses the meaning of the source better?",
-))
-register(Pairwise(
-    "pairwise-fluency", "Pairwise ranking, fluency (no source)", "fluency",
-    "Read the two texts. Which one is better written, more fluent {language}?",
-))
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    Pairwise(
+        "pairwise-adequacy", "Pairwise ranking, adequacy (source shown)", "adequacy",
+        "Read the source text and the two translations. Which translation expresses the meaning of the source better?",
+    ),
+    Pairwise(
+        "pairwise-fluency", "Pairwise ranking, fluency (no source)", "fluency",
+        "Read the two texts. Which one is better written, more fluent {language}?",
+    ),
+)

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
-from annotation.protocols import register
+from annotation.building.screen_context import (
+    DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
+    document_segments,
+    document_system_outputs,
+)
+from annotation.building.shared_options import SCREENS_PER_HIT
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
@@ -29,15 +36,12 @@ from annotation.protocols.base import (
     require_yes_no,
 )
 from annotation.protocols.options import Option
-from annotation.protocols.ranking import RANKING_OPTIONS
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_EDIT = 5_000
 
-_SCREENS = next(o for o in RANKING_OPTIONS if o.name == "screens_per_hit")
 EDIT_OPTIONS = (
-    _SCREENS,
+    SCREENS_PER_HIT,
     Option("verifiers", "int", 3, "Verifiers per edited output in the verify stage (an edit passes on a majority "
            "yes to both questions).", minimum=1, maximum=25, target="options"),
     Option("verify_items_per_hit", "int", 20, "Edited outputs per verify HIT.", minimum=1, maximum=200,
@@ -61,6 +65,7 @@ class PostEdit(Protocol):
     stage_name = "edit"
     default_redundancy = 5
     own_options = EDIT_OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Edit each translation with as few changes as possible so that it means what the reference means "
@@ -96,7 +101,7 @@ class PostEdit(Protocol):
                 for h in range(0, len(screens), hit_size)]
 
     def item_payload(self, item) -> dict:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         return {"id": item.id, "protocol": self.name, "reference": [r.reference for r in rows],
                 "outputs": [r.output for r in rows], "source": [r.source for r in rows]}
 
@@ -116,7 +121,7 @@ class PostEdit(Protocol):
         return {"answer": {"edits": [" ".join(e.split()) for e in edits]}}
 
     def check_answer(self, item, fields: dict) -> None:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         outputs, references = [r.output for r in rows], [r.reference for r in rows]
         edits = fields["answer"]["edits"]
         if len(edits) != len(outputs):
@@ -212,6 +217,16 @@ class ScreenRow:
     output_id: int
 
 
+def _screen(item) -> list[ScreenRow]:
+    """The sentences of one edit screen, as `screen_rows` gives them, from what the judging read brought along (the
+    item's document and its system's outputs there): `count` segments from the item's segment on, by seg_id."""
+    segments = document_segments(item)
+    first = next(k for k, (pk, _, _) in enumerate(segments) if pk == item.segment_id)
+    outputs = {segment: (pk, text) for segment, pk, text in document_system_outputs(item)}
+    return [ScreenRow(pk, source, reference, outputs[pk][1], outputs[pk][0])
+            for pk, source, reference in segments[first:first + item.payload["count"]]]
+
+
 def screen_rows(items) -> dict[int, list[ScreenRow]]:
     """The sentences of edit screens (HitItems of `post-edit`), by item id: `count` consecutive segments of the
     item's document from the item's segment on, in the item's system's translation."""
@@ -236,5 +251,8 @@ def screen_rows(items) -> dict[int, list[ScreenRow]]:
             for item in items}
 
 
-register(PostEdit())
-register(PostEditVerify())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    PostEdit(),
+    PostEditVerify(),
+)

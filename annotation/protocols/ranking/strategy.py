@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
-from annotation.protocols import register
+from annotation.building.candidates import answers_every_key
+from annotation.building.screen_context import SEGMENT_OUTPUTS, segment_outputs
+from annotation.building.shared_options import GATE_OPTIONS as _GATE
+from annotation.building.shared_options import QC_THRESHOLD, SCREENS_PER_HIT
 from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
-from annotation.protocols.direct_assessment import DA_OPTIONS
 from annotation.protocols.options import Option
 from annotation.protocols.ranking.planner import GOLD_MODES, plan_ranking_hits
 
@@ -15,13 +17,12 @@ MAX_SCREEN_SIZE = 20
 DEFAULT_GOLD_RATE = 0.10
 #: Paul & Sumita 2011 §4.2: a worker is trusted after at least 4 gold units with at least 70 % right.
 DEFAULT_MIN_GOLD, DEFAULT_MIN_GOLD_ACCURACY = 4, 0.70
-#: The live reliability gate on the gold screens (docs/methods.md §12.1): Direct Assessment's options, the same
-#: objects (the test's threshold, the gate and its rule).
-GATE_OPTIONS = tuple(o for o in DA_OPTIONS if o.name in ("qc_threshold", "gate", "gate_rule", "gate_min_pairs",
-                                                         "gate_max_missed"))
+#: The live reliability gate on the gold screens (docs/methods.md §12.1): the shared options, as Direct Assessment
+#: takes them (the test's threshold, the gate and its rule).
+GATE_OPTIONS = (QC_THRESHOLD, *_GATE)
 
 RANKING_OPTIONS = (
-    Option("screens_per_hit", "int", 10, "Screens per HIT.", minimum=1, maximum=100, key="hit_size"),
+    SCREENS_PER_HIT,
     Option("screen_size", "int", 5, "Outputs ranked on one screen (N); every pair of systems meets about "
            "equally often.", minimum=2, maximum=MAX_SCREEN_SIZE, target="options"),
     Option("gold", "choice", "none", "Gold control units: none; best (a known-good translation, the line's "
@@ -57,22 +58,11 @@ CONSTITUENT_OPTIONS = tuple(o for o in RANKING_OPTIONS if o.name not in ("gold",
 ACCEPT_CODES = {"yes": 1, "no": 2}
 
 
-def answers_every_key(item, given: dict, what: str) -> list[str]:
-    """The item's candidate keys, after checking that `given` answers each of them and nothing else."""
-    keys = [c["key"] for c in item.payload["candidates"]]
-    missing = [k for k in keys if k not in given]
-    if missing:
-        raise JudgmentError(f"every candidate needs {what}; missing: {', '.join(missing)}")
-    extra = [k for k in given if k not in keys]
-    if extra:
-        raise JudgmentError(f"unknown candidate key {extra[0][:20]!r}")
-    return keys
-
-
 class Ranking(Protocol):
     family = "ranking"
     screen = Screen("ranking/ranking.html", ("annotation/choice_rows.js", "ranking/ranking.js"))
     own_options = RANKING_OPTIONS
+    screen_reads = frozenset({SEGMENT_OUTPUTS})
     constituent = False
     judgment_formats = ("annotation.protocols.ranking.formats.WMT_RANK",)
 
@@ -142,12 +132,9 @@ class Ranking(Protocol):
         return None
 
     def item_payload(self, item) -> dict:
-        from annotation.models import SystemOutput
-
         stored = item.payload
         segment = item.segment
-        texts = [text for _, text in SystemOutput.objects.filter(segment_id=item.segment_id)
-                 .order_by("system_id").values_list("system_id", "text")]
+        texts = [text for _, text in segment_outputs(item)]
         candidates = [{"key": c["key"], "text": c.get("text") or texts[c["system"]]} for c in stored["candidates"]]
         payload = {"id": item.id, "protocol": self.name, "source": segment.source, "candidates": candidates}
         if self.constituent:
@@ -230,16 +217,19 @@ class ConstituentAcceptance(ConstituentRanking):
         answers_every_key(item, fields["ranks"], "an answer")
 
 
-register(Ranking(
-    "ranking", "Relative ranking of N outputs (ties allowed)",
-    "Rank the translations from best (1) to worst. Give equally good translations the same rank.",
-))
-register(ConstituentRanking(
-    "ranking-constituent", "Constituent ranking: rank the highlighted phrases (WMT08)",
-    "Rank the highlighted phrases from best (1) to worst as translations of the highlighted source phrase. Give "
-    "equally good ones the same rank.",
-))
-register(ConstituentAcceptance(
-    "constituent-acceptance", "Constituent acceptance: is each highlighted phrase acceptable? (WMT08)",
-    "Is each highlighted phrase an acceptable translation of the highlighted source phrase?",
-))
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    Ranking(
+        "ranking", "Relative ranking of N outputs (ties allowed)",
+        "Rank the translations from best (1) to worst. Give equally good translations the same rank.",
+    ),
+    ConstituentRanking(
+        "ranking-constituent", "Constituent ranking: rank the highlighted phrases (WMT08)",
+        "Rank the highlighted phrases from best (1) to worst as translations of the highlighted source phrase. Give "
+        "equally good ones the same rank.",
+    ),
+    ConstituentAcceptance(
+        "constituent-acceptance", "Constituent acceptance: is each highlighted phrase acceptable? (WMT08)",
+        "Is each highlighted phrase an acceptable translation of the highlighted source phrase?",
+    ),
+)

@@ -27,7 +27,15 @@ import random
 from decimal import Decimal
 
 from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
-from annotation.protocols import register
+from annotation.building.screen_context import (
+    DOCUMENT_SEGMENTS,
+    DOCUMENT_SYSTEM_OUTPUTS,
+    OTHER_ITEMS,
+    document_segments,
+    document_system_outputs,
+    other_items,
+)
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
     EXCLUDE_OWN_WORK,
     JudgmentError,
@@ -39,9 +47,9 @@ from annotation.protocols.base import (
     require_yes_no,
 )
 from annotation.protocols.options import Option
-from annotation.services.comprehension import (  # noqa: F401  (also read as this module's: rc.select_questions, …)
+
+from .comprehension import (  # noqa: F401  (also read as this module's: rc.select_questions, …)
     answer_flags,
-    article_texts,
     completed_per_hit,
     done_judgments,
     kept_questions,
@@ -51,7 +59,6 @@ from annotation.services.comprehension import (  # noqa: F401  (also read as thi
     used_keys,
     vote_summary,
 )
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 QUESTIONS_PER_ARTICLE = 3
 MAX_QUESTION = 500
@@ -107,6 +114,7 @@ class ReadingComprehension(Protocol):
     stage_name = "write"
     default_redundancy = 2
     own_options = OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS})
 
     def default_statement(self, language: str) -> str:
         return ("Read the article and write three questions about it, each with a short sample answer: ask why "
@@ -134,8 +142,9 @@ class ReadingComprehension(Protocol):
                  for p, first in enumerate(articles[h:h + hit_size])] for h in range(0, len(articles), hit_size)]
 
     def item_payload(self, item) -> dict:
-        return {"id": item.id, "protocol": self.name, "article": article_texts(item.segment.document_id, None),
-                "count": QUESTIONS_PER_ARTICLE}
+        """The article's human translation (its segments' references), from what the judging read brought."""
+        return {"id": item.id, "protocol": self.name,
+                "article": [reference for _, _, reference in document_segments(item)], "count": QUESTIONS_PER_ARTICLE}
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
@@ -203,17 +212,18 @@ class ReadingComprehensionVote(_Stage):
     label = "Reading comprehension: vote on the questions (stage of reading-comprehension)"
     screen = Screen("reading_comprehension/vote.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "vote"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, OTHER_ITEMS})
 
     def default_statement(self, language: str) -> str:
         return ("Is this a good question about the article (answerable from the article in a few words, not a "
                 "number, date or yes/no question)? Is it redundant with another question?")
 
     def item_payload(self, item) -> dict:
-        from annotation.models import HitItem
-
-        others = [{"id": p["question"], "question": text} for text, p in HitItem.objects.filter(hit_id=item.hit_id)
-                  .exclude(pk=item.pk).order_by("position").values_list("text", "payload")]
-        return {"id": item.id, "protocol": self.name, "article": article_texts(item.payload["doc"], None),
+        """The article (the human translation: the references of the item's document, which is the payload's
+        `doc`) and the other questions of the HIT, from what the judging read brought along."""
+        others = [{"id": p["question"], "question": text} for text, p in other_items(item)]
+        return {"id": item.id, "protocol": self.name,
+                "article": [reference for _, _, reference in document_segments(item)],
                 "question": {"id": item.payload["question"], "question": item.text,
                              "answer": item.payload["sample"]}, "others": others}
 
@@ -249,13 +259,10 @@ class ReadingComprehensionVote(_Stage):
         return {"answer": {"good": good, "redundant_with": redundant}}
 
     def check_answer(self, item, fields: dict) -> None:
-        from annotation.models import HitItem
-
         redundant = fields["answer"]["redundant_with"]
         if redundant is None:
             return
-        ids = {p["question"] for p in HitItem.objects.filter(hit_id=item.hit_id).exclude(pk=item.pk)
-               .values_list("payload", flat=True)}
+        ids = {p["question"] for _, p in other_items(item)}
         if redundant not in ids:
             raise JudgmentError("'redundant_with' must be the id of another question of the article, or null")
 
@@ -295,14 +302,20 @@ class ReadingComprehensionAnswer(_Stage):
     label = "Reading comprehension: answer the questions (stage of reading-comprehension)"
     screen = Screen("reading_comprehension/answer.html", ("reading_comprehension/reading_comprehension.js",))
     stage_name = "answer"
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Read the article ({language_name(language)}) and answer each question in a few words, from what "
                 "the article says.")
 
     def item_payload(self, item) -> dict:
-        return {"id": item.id, "protocol": self.name,
-                "article": article_texts(item.payload["doc"], item.payload.get("system")),
+        """The article (the payload's `doc`, the item's segment's document) as its `system` translated it (the
+        item's output is that system's), or its human translation for the control item (no system)."""
+        if item.payload.get("system") is None:
+            article = [reference for _, _, reference in document_segments(item)]
+        else:
+            article = [text for _, _, text in document_system_outputs(item)]
+        return {"id": item.id, "protocol": self.name, "article": article,
                 "questions": [{"id": q["id"], "question": q["question"]} for q in item.payload["questions"]]}
 
     def parse_judgment(self, body) -> dict:
@@ -422,7 +435,10 @@ class ReadingComprehensionGrade(_Stage):
         return StagePlan(hits)
 
 
-register(ReadingComprehension())
-register(ReadingComprehensionVote())
-register(ReadingComprehensionAnswer())
-register(ReadingComprehensionGrade())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ReadingComprehension(),
+    ReadingComprehensionVote(),
+    ReadingComprehensionAnswer(),
+    ReadingComprehensionGrade(),
+)

@@ -1,2 +1,6 @@
-"""The reference translation protocol package: its strategy, and (moving in) its HIT planner, formats and screen."""
-from .strategy import *  # noqa: F401,F403
+"""The reference translation protocol package: `PROTOCOLS` (its strategy objects, named in settings.MTEVAL_PROTOCOLS),
+its HIT planner and formats, and what other parts legitimately read of it.
+`screen_rows` is read by its result family (evaluation/families/reference_translation/storage.py)."""
+from .strategy import PROTOCOLS, screen_rows
+
+__all__ = ["PROTOCOLS", "screen_rows"]

@@ -26,8 +26,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
-from annotation.protocols import register
+from annotation.building.screen_context import (
+    DOCUMENT_OUTPUTS,
+    DOCUMENT_SEGMENTS,
+    document_outputs,
+    document_segments,
+)
+from annotation.building.shared_options import SCREENS_PER_HIT
+from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
+    EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
     Screen,
@@ -37,9 +45,6 @@ from annotation.protocols.base import (
     require_only,
 )
 from annotation.protocols.options import Option
-from annotation.protocols.post_edit import EDIT_OPTIONS
-from annotation.protocols.ranking import RANKING_OPTIONS
-from annotation.services.stage_specs import StagePlan, StageSpec
 
 SENTENCES_PER_SCREEN = 10
 MAX_TRANSLATION = 5_000
@@ -47,10 +52,8 @@ MAX_BACKGROUND_TEXT = 64
 MAX_CANDIDATES = 100
 BACKGROUND_KEYS = ("native_language", "target_language_years", "country")
 
-_SCREENS = next(o for o in RANKING_OPTIONS if o.name == "screens_per_hit")
-_EXCLUDE_OWN_WORK = next(o for o in EDIT_OPTIONS if o.name == "exclude_own_work")
 TRANSLATE_OPTIONS = (
-    _SCREENS,
+    SCREENS_PER_HIT,
     Option("detectors", "int", 3, "Judges per sentence in the detect-MT stage (a translation is flagged when a "
            "strict majority of them mark it machine-made).", minimum=1, maximum=25, target="options"),
     Option("detect_items_per_hit", "int", 10, "Sentences (screens) per detect-MT HIT.", minimum=1, maximum=200,
@@ -59,7 +62,7 @@ TRANSLATE_OPTIONS = (
            minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2, target="options"),
     Option("flag_threshold", "float", 0.3, "A translator whose translations are flagged as machine-made in at "
            "least this share of their judged sentences is excluded.", minimum=0.0, maximum=1.0, target="options"),
-    _EXCLUDE_OWN_WORK,
+    EXCLUDE_OWN_WORK,
 )
 
 
@@ -106,6 +109,7 @@ class ReferenceTranslation(Protocol):
     stage_name = "translate"
     default_redundancy = 5
     own_options = TRANSLATE_OPTIONS
+    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS})
 
     def default_statement(self, language: str) -> str:
         return (f"Translate each sentence into {language_name(language)}: faithful to its meaning and style, "
@@ -137,7 +141,7 @@ class ReferenceTranslation(Protocol):
                 for h in range(0, len(screens), hit_size)]
 
     def item_payload(self, item) -> dict:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         return {"id": item.id, "protocol": self.name, "source": [r.source for r in rows],
                 "ask_background": item.position == 0}
 
@@ -164,7 +168,7 @@ class ReferenceTranslation(Protocol):
         return {"answer": answer}
 
     def check_answer(self, item, fields: dict) -> None:
-        rows = screen_rows([item])[item.pk]
+        rows = _screen(item)
         answer = fields["answer"]
         translations = answer["translations"]
         if len(translations) != len(rows):
@@ -175,7 +179,9 @@ class ReferenceTranslation(Protocol):
                                 "years of study or use of the target language and country")
         if item.position != 0 and "background" in answer:
             raise JudgmentError("'background' is asked on the first screen of a HIT only")
-        machine = mt_outputs([r.segment for r in rows])
+        machine: dict[int, list[tuple[str, int, str]]] = {}  # as mt_outputs gives it, from the judging read
+        for segment, _, text, _, pk, name in document_outputs(item):
+            machine.setdefault(segment, []).append((name, pk, text))
         answer["mt_copy"] = [next((system for system, _pk, text in machine.get(r.segment, ())
                                    if normal(text) == translation), None)
                              for r, translation in zip(rows, translations, strict=True)]
@@ -290,6 +296,15 @@ class ScreenRow:
     reference: str
 
 
+def _screen(item) -> list[ScreenRow]:
+    """The sentences of one translate screen, as `screen_rows` gives them, from the item's document as the judging
+    read brought it along: `count` segments from the item's segment on, by seg_id."""
+    segments = document_segments(item)
+    first = next(k for k, (pk, _, _) in enumerate(segments) if pk == item.segment_id)
+    return [ScreenRow(pk, source, reference or "") for pk, source, reference in
+            segments[first:first + item.payload["count"]]]
+
+
 def screen_rows(items) -> dict[int, list[ScreenRow]]:
     """The sentences of translate screens (HitItems of `reference-translation`), by item id: `count` consecutive
     segments of the item's document from the item's segment on."""
@@ -317,5 +332,8 @@ def mt_outputs(segments) -> dict[int, list[tuple[str, int, str]]]:
     return out
 
 
-register(ReferenceTranslation())
-register(ReferenceTranslationDetect())
+#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (
+    ReferenceTranslation(),
+    ReferenceTranslationDetect(),
+)

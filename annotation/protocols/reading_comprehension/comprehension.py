@@ -1,6 +1,6 @@
 """Reading comprehension's plain logic (docs/methods.md §9.3): question ids and flags, which questions a vote
-keeps, the articles' texts, and what a stage has used of its input; the protocols in
-annotation/protocols/reading_comprehension.py are its screens and answers."""
+keeps, and what a stage has used of its input; the protocols in
+annotation/protocols/reading_comprehension/ are its screens and answers."""
 from __future__ import annotations
 
 import re
@@ -50,20 +50,8 @@ def select_questions(order: list[str], votes: dict[str, list[tuple[bool, str | N
     return out
 
 
-def article_texts(document_id: int, system_id: int | None) -> list[str]:
-    """An article as one system translated it (its output of each segment, in order), or its human translation
-    (the segments' references) for `system_id` None."""
-    from ..models import Segment, SystemOutput
-
-    if system_id is None:
-        return list(Segment.objects.filter(document_id=document_id).order_by("seg_id")
-                    .values_list("reference", flat=True))
-    return list(SystemOutput.objects.filter(segment__document_id=document_id, system_id=system_id)
-                .order_by("segment__seg_id").values_list("text", flat=True))
-
-
 def done_judgments(campaign, **filters):
-    from ..models import Assignment, Judgment
+    from annotation.models import Assignment, Judgment
 
     return (Judgment.objects.filter(campaign=campaign, assignment__status=Assignment.Status.COMPLETED,
                                     answer__isnull=False, **filters).order_by("pk"))
@@ -72,14 +60,14 @@ def done_judgments(campaign, **filters):
 def completed_per_hit(campaign) -> dict[int, int]:
     from django.db.models import Count
 
-    from ..models import Assignment
+    from annotation.models import Assignment
 
     return dict(Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED)
                 .values_list("hit_id").annotate(n=Count("pk")).values_list("hit_id", "n"))
 
 
 def used_keys(stage, key: str) -> set:
-    from ..models import HitItem
+    from annotation.models import HitItem
 
     return {p.get(key) for p in HitItem.objects.filter(hit__campaign=stage).values_list("payload", flat=True)}
 
@@ -98,7 +86,7 @@ def vote_summary(decision: dict) -> str:
 def kept_questions(vote_stage, vote_hit_id: int) -> tuple[list[dict], dict[str, dict]]:
     """The kept questions of one article (one vote HIT), in order, as {id, question, sample}, and every
     question's selection (`select_questions`)."""
-    from ..models import HitItem
+    from annotation.models import HitItem
 
     items = list(HitItem.objects.filter(hit_id=vote_hit_id).order_by("position").values_list("pk", "text", "payload"))
     votes: dict[str, list] = {}

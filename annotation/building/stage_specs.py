@@ -1,10 +1,11 @@
-"""What a protocol declares about its later stages and what it plans for them (services/stages.py builds them);
-plain data, so the protocol registry can use it without importing the models."""
+"""Stage plumbing shared by the multi-stage protocols: what a protocol declares about its later stages and what it
+plans for them (annotation/services/stages.py builds them); plain data, so that a protocol uses it without
+importing the models or the services that store stages."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..building.hit_layout import ItemPlan
+from annotation.building.hit_layout import ItemPlan
 
 
 @dataclass(frozen=True)
