@@ -13,6 +13,7 @@ the setting; nothing in this project is edited (docs/architecture.md).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from django.core.signals import setting_changed
@@ -127,3 +128,20 @@ class SettingRegistry(Registry[T]):
     def register(self, item: T) -> T:
         self.load()
         return super().register(item)
+
+
+class LiveMapping(Mapping):
+    """A mapping computed afresh whenever it is read (e.g. from a registry filled from a setting), so that what a
+    protocol added through the setting (or a test's `override_settings`) declares reaches every reader."""
+
+    def __init__(self, compute: Callable[[], Mapping]):
+        self._compute = compute
+
+    def __getitem__(self, key):
+        return self._compute()[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._compute())
+
+    def __len__(self) -> int:
+        return len(self._compute())

@@ -15,7 +15,7 @@ from ..extensions import results_source
 from ..models import Annotator, Campaign
 from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials
 from ..services import assignment as assigning
-from ..services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
+from ..services.export import EXPORT_FORMATS, as_csv, as_json, columns_for, export_format_problem, judgment_rows
 from ..services.lifecycle import set_status
 from ..services.progress import campaign_counts
 from .imports import ImportActions
@@ -79,7 +79,7 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
             return bad_request("this campaign feeds no later stage")
         return Response({"built": built})
 
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *SPAN_FORMATS], default="csv")],
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *EXPORT_FORMATS], default="csv")],
                    responses={(200, "text/csv"): OpenApiTypes.STR,
                               (200, "application/json"): {"type": "array", "items": {"type": "object"}},
                               (200, "text/tab-separated-values"): OpenApiTypes.STR,
@@ -90,16 +90,16 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         campaign also as mqm-tsv (MQM) or esa-jsonl (ESA, contrastive ESA), the layouts it is imported in."""
         campaign = self.get_object()
         fmt = request.query_params.get("format", "csv")
-        if fmt in SPAN_FORMATS:
-            problem = span_format_problem(campaign, fmt)
+        if fmt in EXPORT_FORMATS:
+            problem = export_format_problem(campaign, fmt)
             if problem:
                 return bad_request(problem)
-            _, writer, content_type, suffix = SPAN_FORMATS[fmt]
-            response = StreamingHttpResponse(writer(campaign), content_type=content_type)
-            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{suffix}"'
+            declared = EXPORT_FORMATS[fmt]
+            response = StreamingHttpResponse(declared.writer(campaign), content_type=declared.content_type)
+            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{declared.suffix}"'
             return response
         if fmt not in ("csv", "json"):
-            return bad_request(f"format must be one of csv, json, {', '.join(SPAN_FORMATS)}")
+            return bad_request(f"format must be one of csv, json, {', '.join(EXPORT_FORMATS)}")
         rows = judgment_rows(campaign, results_source().standardisation(campaign))
         if fmt == "json":
             return StreamingHttpResponse(as_json(rows), content_type="application/json")

@@ -5,7 +5,7 @@ an analysis-only campaign (bulk inserts, COPY on PostgreSQL). A building block b
 formats parse files into these, and the import service (services/judgment_import.py) that dispatches to them."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -40,6 +40,20 @@ class JudgmentFormat:
     parser: Callable[..., ParsedJudgments]
     protocols: tuple[str, ...]
     text_options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """A format of the judgment export beyond csv and json, declared by the protocols whose campaigns it may write
+    (`Protocol.export_formats`): its `name` (the API's and the command's `format`), its `writer` from a campaign to
+    lines, the response's `content_type`, the download's file `suffix`, and `writes`, which protocols' campaigns it
+    writes (a protocol declaring a family of formats writes only those that fit its options)."""
+
+    name: str
+    writer: Callable[..., Iterator[str]]
+    content_type: str
+    suffix: str
+    writes: Callable[..., bool]
 
 
 @dataclass

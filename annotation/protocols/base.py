@@ -337,13 +337,11 @@ class Protocol:
     #: `building.judgment_files.JudgmentFormat`s, imported when an import asks (services/judgment_import.py
     #: offers those of the registered protocols), so a strategy loads no parser. Empty: none.
     judgment_formats: tuple[str, ...] = ()
+    #: The judgment export's formats beyond csv and json that this protocol's campaigns may be written in: dotted
+    #: paths of `building.judgment_files.ExportFormat`s (services/export.py offers those of the registered protocols).
+    export_formats: tuple[str, ...] = ()
 
     # Export (the judgment export, docs/api.md §6.4) -----------------------------------------------------------
-
-    #: The formats of judgments collected elsewhere that this protocol reads: dotted paths of
-    #: `building.judgment_files.JudgmentFormat`s, imported when an import asks (services/judgment_import.py
-    #: offers those of the registered protocols), so a strategy loads no parser. Empty: none.
-    judgment_formats: tuple[str, ...] = ()
 
     #: Extra columns of the judgment export, and the item payload keys they are computed from.
     export_columns: tuple[str, ...] = ()

@@ -1,14 +1,15 @@
 """The streamed judgment export (docs/api.md §6.4, `GET /api/campaigns/<slug>/judgments/`): CSV and JSON for every
-campaign, and for error-span campaigns the formats their judgments are imported in (docs/api.md §5.4, §5.5):
-`mqm-tsv` (Google's MQM layout) and `esa-jsonl`, written so that the file re-imports to the same judgments."""
+campaign, and the formats the registered protocols declare (`Protocol.export_formats`, e.g. error spans' `mqm-tsv`
+and `esa-jsonl`)."""
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 
 from config.csv_export import csv_lines
+from config.registry import LiveMapping
 
-from ..models import Campaign, Judgment, Segment, SystemOutput
-from ..protocols import all_protocols
-from ..protocols.error_spans.mqm_tsv import spreadsheet_safe
+from ..building.judgment_files import ExportFormat
+from ..models import Campaign, Judgment
+from ..protocols import all_protocols, declared_objects
 
 COLUMNS = ["worker", "hit", "position", "item_type", "system", "doc_id", "seg_id", "score", "choice", "ranks", "z",
            "seconds", "created_at"]
@@ -87,152 +88,19 @@ def as_json(rows: Iterator[dict]) -> Iterator[str]:
     yield "\n]\n"
 
 
-# --------------------------------------------------------------------------- mqm-tsv and esa-jsonl
-
-MQM_HEADER = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity", "comment")
-_NO_ERROR = ("no-error", "no error")
-_BREAKS = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
-
-
-def _field(text) -> str:
-    """A TSV field: no quoting in Google's layout, so a tab or a line break becomes a space (one character for
-    one: span offsets stay right)."""
-    return str(text if text is not None else "").translate(_BREAKS)
+def export_formats() -> dict[str, ExportFormat]:
+    """Every export format the registered protocols declare (`Protocol.export_formats`), by name, in the order they
+    are first declared (settings.MTEVAL_PROTOCOLS)."""
+    return declared_objects("export_formats", ExportFormat, "export format")
 
 
-def _cell(text) -> str:
-    """A TSV field as written: formula-like text quoted with an apostrophe that the mqm-tsv import takes off."""
-    return spreadsheet_safe(_field(text))
+#: Format name -> `ExportFormat`, beside csv and json; read live: a protocol added through the setting brings its own.
+EXPORT_FORMATS: Mapping = LiveMapping(export_formats)
 
 
-def _marked(text: str, start: int, end: int) -> str:
-    return f"{text[:start]}<v>{text[start:end]}</v>{text[end:]}"
-
-
-def _single_judgments(campaign: Campaign):
-    """The judgments of system outputs (quality-control copies and tutorial items left out), in storing order."""
-    return (Judgment.objects.filter(campaign=campaign, item__item_type="system", item__output__isnull=False)
-            .order_by("pk").values_list(
-                "annotator__external_id", "annotator__user__username", "item__output__system__name",
-                "item__segment__document__doc_id", "item__segment__document__domain", "item__segment__seg_id",
-                "item__segment_id", "item__payload__seg_id", "item__segment__source", "item__output__text", "score",
-                "spans").iterator(chunk_size=CHUNK))
-
-
-def _global_numbers(campaign: Campaign) -> dict[int, int]:
-    """Each segment's number in the campaign (1-based, documents in order), for MQM's `seg_id` where the item
-    does not keep one from an imported file."""
-    ordered = Segment.objects.filter(campaign=campaign).order_by("document__position", "seg_id", "pk")
-    return {pk: n for n, pk in enumerate(ordered.values_list("pk", flat=True).iterator(chunk_size=10_000), start=1)}
-
-
-def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
-    """Google's MQM layout: a row per span, marked `<v>…</v>` in the source (`side` source) or the target; a
-    `No-error` row for a judgment without spans; an error without a span (a zero-length span at the end of the
-    translation) without marks."""
-    yield "\t".join(MQM_HEADER) + "\n"
-    numbers = None
-    for (external_id, username, system, doc, _domain, position, segment_id, global_id, source, target, _score,
-         spans) in _single_judgments(campaign):
-        if global_id is None:
-            numbers = numbers if numbers is not None else _global_numbers(campaign)
-            global_id = numbers.get(segment_id, 0)
-        source, target = _field(source), _field(target)
-        head = f"{_cell(system)}\t{_cell(doc)}\t{position}\t{global_id}\t{_cell(external_id or username)}\t"
-        if not spans:
-            yield f"{head}{spreadsheet_safe(source)}\t{spreadsheet_safe(target)}\tNo-error\tNo-error\t\n"
-            continue
-        for span in spans:
-            start, end, category = span["start"], span["end"], _field(span.get("category", ""))
-            if span.get("side") == "source":
-                shown_source, shown_target = _marked(source, start, end), target
-            elif start == end == len(target) and category.lower() not in _NO_ERROR:
-                shown_source, shown_target = source, target
-            else:
-                shown_source, shown_target = source, _marked(target, start, end)
-            yield (f"{head}{spreadsheet_safe(shown_source)}\t{spreadsheet_safe(shown_target)}\t"
-                   f"{spreadsheet_safe(category)}\t{_cell(span['severity'])}\t\n")
-
-
-def _esa_spans(spans) -> list[dict]:
-    return [{k: span[k] for k in ("start", "end", "severity", "category") if k in span} for span in spans or ()]
-
-
-def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target) -> str:
-    record = {"system": system, "doc_id": doc, "seg_id": seg_id, "rater": rater, "score": score,
-              "spans": _esa_spans(spans)}
-    if domain:
-        record["domain"] = domain
-    if source:  # an empty text is one the imported file did not give: left out, it re-imports empty
-        record["source"] = source
-    if target:
-        record["target"] = target
-    return json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def esa_jsonl_lines(campaign: Campaign) -> Iterator[str]:
-    """One JSON line per judged translation with its source and target (contrastive ESA: one per candidate
-    shown, the degraded copies left out)."""
-    if "scores" in campaign.protocol_spec.export_columns:  # a score per candidate: several on one screen
-        yield from _contrastive_lines(campaign)
-        return
-    for (external_id, username, system, doc, domain, seg_id, _segment, _global, source, target, score,
-         spans) in _single_judgments(campaign):
-        yield _esa_line(system, doc, domain, seg_id, external_id or username, score, spans, source, target)
-
-
-def _contrastive_lines(campaign: Campaign) -> Iterator[str]:
-    judgments = (Judgment.objects.filter(campaign=campaign, item__item_type="system").order_by("pk").values_list(
-        "annotator__external_id", "annotator__user__username", "item__segment_id", "item__segment__document__doc_id",
-        "item__segment__document__domain", "item__segment__seg_id", "item__segment__source", "item__payload",
-        "scores", "spans").iterator(chunk_size=CHUNK))
-    chunk: list[tuple] = []
-    for judgment in judgments:
-        chunk.append(judgment)
-        if len(chunk) == CHUNK:
-            yield from _contrastive_chunk(chunk)
-            chunk = []
-    yield from _contrastive_chunk(chunk)
-
-
-def _contrastive_chunk(chunk: list[tuple]) -> Iterator[str]:
-    texts = {(segment, system): text for segment, system, text in SystemOutput.objects.filter(
-        segment_id__in={j[2] for j in chunk}).values_list("segment_id", "system__name", "text")}
-    for external_id, username, segment, doc, domain, seg_id, source, payload, scores, spans in chunk:
-        scores = scores or {}
-        for candidate in (payload or {}).get("candidates", ()):
-            key = candidate.get("key")
-            if candidate.get("kind") != "system" or key not in scores:
-                continue
-            mine = [s for s in spans or () if s.get("candidate") == key]
-            yield _esa_line(candidate.get("name"), doc, domain, seg_id, external_id or username, scores[key], mine,
-                            source, texts.get((segment, candidate.get("name")), ""))
-
-
-def _categorised(spec) -> bool:
-    """Whether the protocol's spans carry an MQM category (it declares `mqm`, and then names a taxonomy)."""
-    return spec.mqm
-
-
-def _writes_mqm(spec) -> bool:
-    return "spans" in spec.export_columns and _categorised(spec)
-
-
-def _writes_esa(spec) -> bool:
-    return "spans" in spec.export_columns and not _categorised(spec)
-
-
-#: The error-span formats: name -> (which protocols' campaigns it writes, writer, content type, file suffix). MQM
-#: needs spans with categories (MQM), ESA is written for the other protocols that declare spans (ESA, contrastive).
-SPAN_FORMATS: dict[str, tuple[Callable, Callable[[Campaign], Iterator[str]], str, str]] = {
-    "mqm-tsv": (_writes_mqm, mqm_tsv_lines, "text/tab-separated-values; charset=utf-8", "tsv"),
-    "esa-jsonl": (_writes_esa, esa_jsonl_lines, "application/x-ndjson; charset=utf-8", "jsonl"),
-}
-
-
-def span_format_problem(campaign: Campaign, fmt: str) -> str | None:
-    """Why `campaign` cannot be exported as the error-span format `fmt` (None if it can)."""
-    writes = SPAN_FORMATS[fmt][0]
+def export_format_problem(campaign: Campaign, fmt: str) -> str | None:
+    """Why `campaign` cannot be exported in the declared format `fmt` (None if it can)."""
+    writes = EXPORT_FORMATS[fmt].writes
     if writes(campaign.protocol_spec):
         return None
     names = [p.name for p in all_protocols() if writes(p)]

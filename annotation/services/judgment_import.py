@@ -9,35 +9,22 @@ The formats are declared by the protocol packages that read them (`Protocol.judg
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from django.utils.module_loading import import_string
+
+from config.registry import LiveMapping
 
 from ..building.campaign_files import CampaignFileError
 from ..building.judgment_files import JudgmentFormat, JudgmentImportResult
-from ..protocols import UnknownProtocol, all_protocols, get_protocol
+from ..protocols import UnknownProtocol, declared_objects, get_protocol
 
 
 def judgment_formats() -> dict[str, JudgmentFormat]:
     """Every judgment format the registered protocols declare (`Protocol.judgment_formats`), by name, in the order
     of the protocols (settings.MTEVAL_PROTOCOLS); a path that names no format, or one name declared as two
     different formats, is a configuration error."""
-    formats: dict[str, JudgmentFormat] = {}
-    for protocol in all_protocols():
-        for path in protocol.judgment_formats:
-            try:
-                fmt = import_string(path)
-            except ImportError as exc:
-                raise ImproperlyConfigured(f"protocol {protocol.name!r}: cannot import judgment format {path!r}: "
-                                           f"{exc}") from exc
-            if not isinstance(fmt, JudgmentFormat):
-                raise ImproperlyConfigured(f"protocol {protocol.name!r}: {path!r} is not a JudgmentFormat")
-            if formats.setdefault(fmt.name, fmt) is not fmt:
-                raise ImproperlyConfigured(f"judgment format {fmt.name!r} is declared twice, differently "
-                                           f"(protocol {protocol.name!r}: {path!r})")
-    return formats
+    return declared_objects("judgment_formats", JudgmentFormat, "judgment format")
 
 
 def format_text_options() -> dict[str, str]:
@@ -51,27 +38,10 @@ def format_text_options() -> dict[str, str]:
             for option, by_text in helps.items()}
 
 
-class _Live(Mapping):
-    """A mapping computed from the protocol registry whenever it is read, so that a protocol added through the
-    setting (or a test's `override_settings`) brings its formats to the command, the API and the import."""
-
-    def __init__(self, compute):
-        self._compute = compute
-
-    def __getitem__(self, key):
-        return self._compute()[key]
-
-    def __iter__(self) -> Iterator:
-        return iter(self._compute())
-
-    def __len__(self) -> int:
-        return len(self._compute())
-
-
 #: Format name -> its parser, from lines to `ParsedJudgments`.
-JUDGMENT_FORMATS: Mapping = _Live(lambda: {name: fmt.parser for name, fmt in judgment_formats().items()})
+JUDGMENT_FORMATS: Mapping = LiveMapping(lambda: {name: fmt.parser for name, fmt in judgment_formats().items()})
 #: Format options passed as plain text, by the command (--rows) and the API (field `rows`) alike: name -> help.
-FORMAT_TEXT_OPTIONS: Mapping = _Live(format_text_options)
+FORMAT_TEXT_OPTIONS: Mapping = LiveMapping(format_text_options)
 
 
 def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study: str | None = None, owner=None,

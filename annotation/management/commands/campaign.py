@@ -13,11 +13,17 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.extensions import results_source
 from annotation.models import Campaign
 from annotation.services import lifecycle
-from annotation.services.export import SPAN_FORMATS, as_csv, as_json, columns_for, judgment_rows, span_format_problem
+from annotation.services.export import (
+    EXPORT_FORMATS,
+    as_csv,
+    as_json,
+    columns_for,
+    export_format_problem,
+    judgment_rows,
+)
 from annotation.services.progress import campaign_counts
 
 STATUS = {"publish": Campaign.Status.ACTIVE, "pause": Campaign.Status.PAUSED, "close": Campaign.Status.CLOSED}
-FORMATS = ["csv", "json", *SPAN_FORMATS]
 LIST_COLUMNS = ["slug", "protocol", "status", "hits_total", "hits_done", "judgments", "name"]
 
 
@@ -40,11 +46,11 @@ def find(slug: str) -> Campaign:
 
 def export_lines(campaign: Campaign, fmt: str):
     """The export's text, chunk by chunk, as the API streams it."""
-    if fmt in SPAN_FORMATS:
-        problem = span_format_problem(campaign, fmt)
+    if fmt in EXPORT_FORMATS:
+        problem = export_format_problem(campaign, fmt)
         if problem:
             raise CommandError(problem)
-        return SPAN_FORMATS[fmt][1](campaign)
+        return EXPORT_FORMATS[fmt].writer(campaign)
     rows = judgment_rows(campaign, results_source().standardisation(campaign))
     return as_json(rows) if fmt == "json" else as_csv(rows, columns_for(campaign))
 
@@ -61,7 +67,7 @@ class Command(BaseCommand):
         listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
         export = commands.add_parser("export", help="the campaign's judgments, as the API's judgments/ export")
         export.add_argument("slug")
-        export.add_argument("--format", choices=FORMATS, default="csv")
+        export.add_argument("--format", choices=["csv", "json", *EXPORT_FORMATS], default="csv")
         export.add_argument("--output", "-o", default="", help="write to this file instead of the standard output")
 
     def handle(self, *args, action, **options):
