@@ -1,5 +1,5 @@
 """The `esa-jsonl` format of judgments collected elsewhere (docs/api.md §5.5): one ESA judgment a line, imported
-into an analysis-only campaign of protocol `esa` (error_span_store.py: what is collected, how it is stored, the
+into an analysis-only campaign of protocol `esa` (store.py: what is collected, how it is stored, the
 offsets' convention).
 
 One object per judged segment `{"system", "doc_id", "seg_id", "rater", "score", "spans", "domain"?, "source"?,

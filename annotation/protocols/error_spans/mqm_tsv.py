@@ -1,5 +1,5 @@
 """The `mqm-tsv` format of judgments collected elsewhere (docs/api.md §5.4): Google's published MQM files,
-imported into an analysis-only campaign of protocol `mqm` (error_span_store.py: what is collected, how it is
+imported into an analysis-only campaign of protocol `mqm` (store.py: what is collected, how it is
 stored, the offsets' convention).
 
 A header naming the columns `system doc doc_id seg_id rater source target category severity` and optionally

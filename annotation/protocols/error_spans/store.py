@@ -1,6 +1,6 @@
 """What the error-span formats of judgments collected elsewhere (docs/api.md §5.4, §5.5) share: the file's
 contents collected in flat arrays while parsing, and their storage. `mqm-tsv` (mqm_tsv.py, Google's
-published MQM files) and `esa-jsonl` (esa_jsonl_import.py, one ESA judgment a line) both import into an
+published MQM files) and `esa-jsonl` (esa_jsonl.py, one ESA judgment a line) both import into an
 analysis-only campaign of protocol `mqm` or `esa` with the texts, so the document view, the statistics and the
 export work as for a campaign annotated here; annotation/services/export.py writes both formats back, and an
 export re-imports to the same judgments.

@@ -2,7 +2,7 @@
 expanded in the database.
 
 A ranking judgment stores its ranks by opaque candidate key, and its item's payload says which system
-(or control) stands behind each key (annotation/protocols/ranking.py). The join of the two is done
+(or control) stands behind each key (annotation/protocols/ranking/). The join of the two is done
 in SQL (PostgreSQL's `jsonb_array_elements`, SQLite's `json_each`), so Python only turns columns
 into arrays.
 """
