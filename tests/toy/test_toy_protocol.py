@@ -186,3 +186,20 @@ def test_a_hit_is_rated_in_chromium(browser, live_server, api):  # noqa: F811
         assert page.js_errors == []
     judgments = Judgment.objects.filter(campaign=campaign).order_by("pk")
     assert [(j.choice, j.score) for j in judgments] == [("up", 3.0), ("down", 3.0)] * 2
+
+
+def test_the_api_imports_judgments_in_its_format_and_refuses_a_bad_file(api):
+    good = io.BytesIO(b"w1\tsys-good\t1\tup\t2\nw2\tsys-poor\t1\tdown\t1\n")
+    good.name = "thumbs.tsv"
+    response = api.post("/api/campaigns/import-judgments/", {"file": good, "format": "thumbs-tsv",
+                                                            "name": "Toy API judged", "levels": "2"},
+                        format="multipart")
+    assert response.status_code == 201, response.content
+    judged = Campaign.objects.get(name="Toy API judged")
+    assert judged.protocol == "toy-thumbs" and judged.judgments.count() == 2
+    bad = io.BytesIO(b"w1\tsys-good\t1\tsideways\t2\n")
+    bad.name = "bad.tsv"
+    response = api.post("/api/campaigns/import-judgments/", {"file": bad, "format": "thumbs-tsv",
+                                                            "name": "Toy API bad"}, format="multipart")
+    assert response.status_code == 400 and response.json()["errors"][0]["line"] == 1
+    assert not Campaign.objects.filter(name="Toy API bad").exists()
