@@ -99,11 +99,13 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
-            # as APP_DIRS, then the screens inside protocol packages (annotation/views/screen_files.py)
+            # as APP_DIRS, then the screens inside protocol packages (annotation/views/screen_files.py) and the
+            # results sections inside result-family packages (evaluation/views/family_files.py)
             "loaders": [("django.template.loaders.cached.Loader", [
                 "django.template.loaders.filesystem.Loader",
                 "django.template.loaders.app_directories.Loader",
                 "annotation.views.screen_files.ProtocolTemplateLoader",
+                "evaluation.views.family_files.FamilyTemplateLoader",
             ])],
             "context_processors": [
                 "django.template.context_processors.request",
