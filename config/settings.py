@@ -68,9 +68,9 @@ MTEVAL_RESULT_FAMILIES = [
 #: docs/architecture.md). The order is the order of the protocol choices; a deployment appends its own.
 MTEVAL_PROTOCOLS = [
     "annotation.protocols.direct_assessment.PROTOCOLS",
-    "annotation.protocols.ranking.PROTOCOLS",
     "annotation.protocols.error_spans.PROTOCOLS",
     "annotation.protocols.pairwise.PROTOCOLS",
+    "annotation.protocols.ranking.PROTOCOLS",
     "annotation.protocols.post_edit.PROTOCOLS",
     "annotation.protocols.reading_comprehension.PROTOCOLS",
     "annotation.protocols.reference_translation.PROTOCOLS",

@@ -14,9 +14,9 @@ from annotation.protocols.pairwise import Pairwise
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted(p.name for p in (ROOT / "annotation" / "protocols").iterdir() if (p / "__init__.py").exists())
-SHIPPED = ["fluency", "adequacy", "source-adequacy", "ranking", "ranking-constituent", "constituent-acceptance",
-           "esa", "mqm", "contrastive-esa", "pairwise-adequacy", "pairwise-fluency", "post-edit", "post-edit-verify",
-           "reading-comprehension", "reading-comprehension-vote", "reading-comprehension-answer",
+SHIPPED = ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa", "pairwise-adequacy",
+           "pairwise-fluency", "ranking", "ranking-constituent", "constituent-acceptance", "post-edit",
+           "post-edit-verify", "reading-comprehension", "reading-comprehension-vote", "reading-comprehension-answer",
            "reading-comprehension-grade", "reference-translation", "reference-translation-detect"]
 
 #: A deployment's own protocol, defined here and added by the setting only.

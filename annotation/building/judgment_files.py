@@ -34,12 +34,15 @@ class JudgmentFormat:
     (`Protocol.judgment_formats`): its `name` (the command's --format, the API's `format`), its `parser` from
     lines to `ParsedJudgments`, whose keyword parameters are the options the format takes, the `protocols` whose
     campaigns its files make, and the help of its options given as plain text (`text_options`: name -> help,
-    without a final period; formats that give an option the same help share it)."""
+    without a final period; formats that give an option the same help share it), and where it is `listed`."""
 
     name: str
     parser: Callable[..., ParsedJudgments]
     protocols: tuple[str, ...]
     text_options: dict[str, str] = field(default_factory=dict)
+    #: Where the command, the API and the import form list the format among the others: lower first, equal ones in
+    #: the protocols' order (settings.MTEVAL_PROTOCOLS). The shipped formats keep the order they have always had.
+    listed: int = 100
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from ..protocols import UnknownProtocol, declared_objects, get_protocol
 
 def judgment_formats() -> dict[str, JudgmentFormat]:
     """Every judgment format the registered protocols declare (`Protocol.judgment_formats`), by name, in the order
-    of the protocols (settings.MTEVAL_PROTOCOLS); a path that names no format, or one name declared as two
-    different formats, is a configuration error."""
-    return declared_objects("judgment_formats", JudgmentFormat, "judgment format")
+    they are listed in (`JudgmentFormat.listed`, then the protocols' order); a path that names no format, or one
+    name declared as two different formats, is a configuration error."""
+    declared = declared_objects("judgment_formats", JudgmentFormat, "judgment format")
+    return dict(sorted(declared.items(), key=lambda item: item[1].listed))
 
 
 def format_text_options() -> dict[str, str]:

@@ -61,4 +61,4 @@ def parse_wmt_da(lines: Iterable[bytes | str], protocol: str = "adequacy") -> Pa
 
 
 #: The Direct Assessment protocols' judgment format; `protocol` (default adequacy) names the one judged.
-WMT_DA = JudgmentFormat("wmt-da", parse_wmt_da, protocols=("adequacy", "fluency", "source-adequacy"))
+WMT_DA = JudgmentFormat("wmt-da", parse_wmt_da, listed=0, protocols=("adequacy", "fluency", "source-adequacy"))

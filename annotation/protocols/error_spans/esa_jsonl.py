@@ -164,5 +164,5 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
 
 
 #: The esa protocol's judgment format.
-ESA_JSONL = JudgmentFormat("esa-jsonl", parse_esa_jsonl, protocols=("esa",), text_options={
+ESA_JSONL = JudgmentFormat("esa-jsonl", parse_esa_jsonl, listed=3, protocols=("esa",), text_options={
     "pair": LANGUAGES_HELP})

@@ -235,5 +235,5 @@ class _TextWatch:
 
 
 #: The mqm protocol's judgment format.
-MQM_TSV = JudgmentFormat("mqm-tsv", parse_mqm_tsv, protocols=("mqm",), text_options={
+MQM_TSV = JudgmentFormat("mqm-tsv", parse_mqm_tsv, listed=2, protocols=("mqm",), text_options={
     "pair": LANGUAGES_HELP})

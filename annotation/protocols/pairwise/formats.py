@@ -86,4 +86,5 @@ def _protocol_judging(criteria: set[str]) -> str:
 
 
 #: The pairwise protocols' judgment format.
-PAIRWISE_CSV = JudgmentFormat("pairwise-csv", parse_pairwise_csv, protocols=tuple(PROTOCOL_OF_CRITERION.values()))
+PAIRWISE_CSV = JudgmentFormat("pairwise-csv", parse_pairwise_csv, listed=4,
+                              protocols=tuple(PROTOCOL_OF_CRITERION.values()))

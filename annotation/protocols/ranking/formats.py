@@ -348,6 +348,6 @@ def _seconds(text: str) -> float | None:
 
 
 #: The ranking protocols' judgment format; `rows` picks the protocol of a WMT08/09 file (ROW_TYPES).
-WMT_RANK = JudgmentFormat("wmt-rank", parse_wmt_rank, protocols=tuple(ROW_TYPES.values()), text_options={
+WMT_RANK = JudgmentFormat("wmt-rank", parse_wmt_rank, listed=1, protocols=tuple(ROW_TYPES.values()), text_options={
     "rows": "the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT",
     "pair": "the language pair (srclang-trglang) or TASK to import from a file that holds several"})
