@@ -33,12 +33,12 @@
   }
 
   /* The segment the translations are of: the source (its span highlighted) and the reference, each hidden when
-     the item has none. */
+     the item has none (a campaign line without a reference gives an empty one: no empty "Reference" box). */
   function showSegment(item, sourceEl, referenceBox, referenceEl) {
     window.HitScreens.fillText(sourceEl, item.source === undefined ? "" : item.source, item.source_span);
     sourceEl.parentNode.hidden = item.source === undefined;
-    referenceBox.hidden = item.reference === undefined;
-    referenceEl.textContent = item.reference === undefined ? "" : item.reference;
+    referenceBox.hidden = !item.reference;
+    referenceEl.textContent = item.reference || "";
   }
 
   /* "Source (<language>)" into labelEl, from box.dataset.sourceLang. */

@@ -332,6 +332,22 @@ def test_a_refused_answer_leaves_the_screen_to_fix(live_server, desktop):
     assert page.js_errors == []
 
 
+def test_a_line_without_a_reference_shows_no_empty_reference_box(live_server, desktop):
+    """A campaign line that gives no reference makes an item whose reference is empty: the screen leaves the
+    Reference box out instead of showing its label over nothing."""
+    page = desktop
+    lines = [json.dumps({"doc_id": "d", "seg_id": n, "source": source,
+                         "systems": dict(zip(SYSTEMS, outputs, strict=True))}, ensure_ascii=False)
+             for n, (source, _reference, outputs) in enumerate(NEWS, 1)]
+    campaign = import_campaign(lines, name="No reference", protocol="ranking", seed=3, hit_size=len(NEWS),
+                               options={"screen_size": 5, "gold": "none"}).campaign
+    _, state = _start(page, live_server, campaign.slug, "rank-no-reference")
+    assert not state["item"].get("reference")
+    expect(page.locator("#rk-source")).to_have_text(state["item"]["source"])
+    expect(page.locator("#rk-reference-box")).to_be_hidden()
+    assert page.js_errors == []
+
+
 def test_right_to_left_target_language(live_server, desktop):
     page = desktop
     lines = _lines(ARABIC, systems=SYSTEMS[:3])
