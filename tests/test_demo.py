@@ -6,14 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.management.commands.load_demo import (
-    DEMO_FILE,
-    DEMO_HIT_SIZE,
-    DEMO_SPAN_SEGMENTS,
-    DEMO_SPANS,
-    DEMO_WORKERS,
-    DEMOS,
-)
+from annotation.management.commands.load_demo import DEMO_FILE, DEMO_WORKERS, DEMOS
 from annotation.models import Assignment, Campaign
 from annotation.services.campaign_import import import_campaign
 
@@ -23,6 +16,9 @@ from .simulation import Behaviour, complete_hit
 pytestmark = pytest.mark.django_db
 
 QUALITY = {"online-A": 70.0, "neural-B": 55.0}
+#: The default demo's slider (DA) campaigns and its error-span one, as the manifest declares them.
+SLIDERS = [(name, options) for name, protocol, options in DEMOS if protocol in ("adequacy", "fluency")]
+SPANS = next((name, options) for name, protocol, options in DEMOS if protocol == "esa")
 
 
 def load_demo() -> str:
@@ -36,10 +32,11 @@ def test_twenty_workers_each_get_a_hit_in_each_demo_campaign():
     assert f"up to {DEMO_WORKERS} workers" in printed
     assert DEMO_WORKERS >= 20
     rng = random.Random(1)
-    for name, _protocol in DEMOS:
+    assert len(SLIDERS) == 2
+    for name, options in SLIDERS:
         campaign = Campaign.objects.get(name=name)
         assert campaign.hits.count() * campaign.redundancy >= 20
-        assert set(campaign.hits.values_list("size", flat=True)) == {DEMO_HIT_SIZE}
+        assert set(campaign.hits.values_list("size", flat=True)) == {options["hit_size"]}
         client = Client()
         tokens = [start(client, campaign, f"demo-worker-{i}") for i in range(1, 21)]  # all hold a HIT at once
         assert len(set(tokens)) == 20
@@ -57,7 +54,7 @@ def test_load_demo_twice_and_an_older_demo_database():
                               source_language="de", target_language="en").campaign
     load_demo()
     load_demo()
-    assert Campaign.objects.count() == len(DEMOS) + 1  # and the ESA demo
+    assert Campaign.objects.count() == len(DEMOS) == 3  # adequacy, fluency and ESA
     old.refresh_from_db()
     assert old.hits.count() == 1 and old.redundancy == DEMO_WORKERS
     client = Client()
@@ -66,7 +63,7 @@ def test_load_demo_twice_and_an_older_demo_database():
 
 def test_the_esa_demo_takes_a_worker_through_a_hit_of_whole_documents():
     load_demo()
-    campaign = Campaign.objects.get(name=DEMO_SPANS[0])
+    campaign = Campaign.objects.get(name=SPANS[0])
     assert campaign.protocol == "esa" and campaign.hits.count() * campaign.redundancy >= 20
     client = Client()
     token = start(client, campaign, "demo-worker-1")
@@ -80,4 +77,4 @@ def test_the_esa_demo_takes_a_worker_through_a_hit_of_whole_documents():
         answered += 1
     hit = Assignment.objects.get(token=token).hit
     assert state["completion_code"] and answered == hit.size == hit.items.count()
-    assert max(campaign.hits.values_list("size", flat=True)) <= DEMO_SPAN_SEGMENTS + 3  # with perturbed copies
+    assert max(campaign.hits.values_list("size", flat=True)) <= SPANS[1]["segments_per_hit"] + 3  # with perturbed

@@ -1,6 +1,6 @@
 """Load the demo campaigns and an admin account, and print where to go (used by `make run`).
 
-Each demo campaign has room for DEMO_WORKERS distinct workers at once: short HITs (DEMO_HIT_SIZE items, a few
+Each demo campaign has room for DEMO_WORKERS distinct workers at once: short HITs (a few
 minutes each; the demo file's 70 outputs make five of them) each done by enough workers. A demo database
 loaded before this was so keeps its HITs and gets the redundancy that makes the room.
 
@@ -21,22 +21,16 @@ from annotation.services.campaign_import import import_campaign
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 DEMO_FILE = DEMO_DIR / "demo-de-en.jsonl"
-DEMOS = [
-    ("Demo: adequacy de-en", "adequacy"),
-    ("Demo: fluency de-en", "fluency"),
-]
-#: The error-span demo (ESA, docs/methods.md §11): HITs of DEMO_SPAN_SEGMENTS segments, whole documents.
-DEMO_SPANS = ("Demo: ESA de-en", "esa")
-DEMO_SPAN_SEGMENTS = 12
 #: Distinct workers who can each get a HIT of a demo campaign at the same time.
 DEMO_WORKERS = 25
-#: Items per demo HIT (the smallest DA HIT: 14 outputs, with their quality controls).
-DEMO_HIT_SIZE = 20
-#: The import options of each protocol's sample campaign (annotation/demo/<protocol>.jsonl), from the samples'
-#: manifest annotation/demo/samples.json: short HITs, and what the protocol cannot do without (pairwise: its two
-#: systems; ranking: gold units on).
-SAMPLE_OPTIONS = {name: sample["options"] for name, sample in
-                  json.loads((DEMO_DIR / "samples.json").read_text(encoding="utf-8"))["samples"].items()}
+#: The sample campaign files' manifest: each protocol's sample and its import options (short HITs, and what the
+#: protocol cannot do without: pairwise its two systems, ranking gold units), and the default demo.
+_MANIFEST = json.loads((DEMO_DIR / "samples.json").read_text(encoding="utf-8"))
+SAMPLE_OPTIONS = {name: sample["options"] for name, sample in _MANIFEST["samples"].items()}
+#: The default demo (`make run` without DEMO=): (campaign name, protocol, import options) on DEMO_FILE, from the
+#: manifest's `default_demo`: DA in HITs of 20 items (the smallest with their quality controls), ESA in HITs of
+#: whole documents (12 segments).
+DEMOS = [(c["name"], c["protocol"], c["options"]) for c in _MANIFEST["default_demo"]["campaigns"]]
 
 
 def sample_file(name: str) -> Path:
@@ -73,25 +67,16 @@ def load_sample(name: str) -> Campaign:
 
 
 def load_default() -> list[str]:
-    """The default demo: adequacy and fluency (DA) and ESA on demo-de-en.jsonl; their slugs."""
+    """The default demo (DEMOS, on demo-de-en.jsonl), each campaign imported once; their slugs."""
     slugs = []
-    for name, protocol in DEMOS:
+    for name, protocol, options in DEMOS:
         campaign = Campaign.objects.filter(name=name).first()
         if campaign is None:
+            parsed = get_protocol(protocol).parse_options({"seed": 2026, "source_language": "de",
+                                                           "target_language": "en", **options})
             with DEMO_FILE.open("rb") as handle:
-                campaign = import_campaign(handle, name=name, protocol=protocol, seed=2026,
-                                           hit_size=DEMO_HIT_SIZE, source_language="de",
-                                           target_language="en").campaign
+                campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
         slugs.append(make_room(campaign).slug)
-    name, protocol = DEMO_SPANS
-    campaign = Campaign.objects.filter(name=name).first()
-    if campaign is None:
-        with DEMO_FILE.open("rb") as handle:
-            parsed = get_protocol(protocol).parse_options({
-                "seed": 2026, "segments_per_hit": DEMO_SPAN_SEGMENTS, "source_language": "de",
-                "target_language": "en", "min_items": 1})
-            campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
-    slugs.append(make_room(campaign).slug)
     return slugs
 
 
@@ -124,8 +109,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  (the sample campaign of {demo}: annotation/demo/{demo}.jsonl; "
                               "its later stages, if any, are in the admin with their own links)")
         else:
-            self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once; {DEMO_HIT_SIZE} items "
-                              f"per DA HIT, {DEMO_SPAN_SEGMENTS} segments per ESA HIT)")
+            self.stdout.write(f"  (any worker id: up to {DEMO_WORKERS} workers at once, in short HITs)")
         password = admin_password if created else "(unchanged since it was created)"
         self.stdout.write(f"  Admin login:    {base_url}/admin/  user: admin  password: {password}")
         self.stdout.write(f"  API token:      curl -H 'Authorization: Token {token.key}' {base_url}/api/campaigns/\n")
