@@ -65,6 +65,8 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
-        return parsed.store(name.strip(), study, owner)
+        result = parsed.store(name.strip(), study, owner)
+    result.warnings = list(parsed.warnings)
+    return result
 
 
