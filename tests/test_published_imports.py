@@ -87,3 +87,21 @@ def test_the_api_shows_the_warnings(api):
                             format="multipart")
         assert response.status_code == 201, response.content
         assert response.json()["warnings"] == [warning]
+
+
+def test_imported_error_span_campaigns_report_the_presets_reliability_test():
+    """Defect 11: the workers' test of an imported ESA or MQM campaign is its preset's Wilcoxon (docs/methods.md
+    §11.2), not the model's default paired t-test."""
+    from evaluation.analyses import compute_results
+    from evaluation.models import CampaignResults, WorkerResult
+
+    esa = [json.dumps({"system": system, "doc_id": "d1", "seg_id": seg, "rater": "r1", "score": score})
+           for system, seg, score in (("A", 1, 70), ("B", 1, 60), ("A", 2, 80), ("B", 2, 65))]
+    for fmt, rows in (("esa-jsonl", esa), ("mqm-tsv", [MQM_HEADER, *MQM])):
+        campaign = import_judgments(encoded(rows), fmt=fmt, name=f"Imported {fmt}").campaign
+        assert (campaign.qc_test, campaign.qc_threshold) == ("wilcoxon", 0.05)
+        compute_results(campaign)
+        summary = CampaignResults.objects.get(campaign=campaign).summary
+        assert summary["conventions"]["test"] == "wilcoxon"
+        assert summary["conventions"]["differs_from_preset"] == []
+        assert set(WorkerResult.objects.filter(campaign=campaign).values_list("test", flat=True)) == {"wilcoxon"}
