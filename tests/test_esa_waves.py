@@ -63,3 +63,35 @@ def test_a_bad_wave_refuses_the_file_with_its_line(wave):
     assert [line for line, _ in info.value.errors] == [2]
     assert info.value.errors[0][1].startswith("'wave' must be an integer from 1 below 2^31")
     assert Campaign.objects.count() == 0
+
+
+def test_wmt25_significance_pairs_item_wave_slots_when_two_waves_rated_an_item():
+    """WMT25 compares two systems on the (item, wave) slots both have (docs/methods.md §11.4): 16 slot
+    differences here, p equal to scipy's one-sided Wilcoxon on them, where pairing the item means (8
+    differences) gives another p. Item 9 has a wave-2 rating of A only: no shared slot, left out."""
+    from scipy import stats as sps
+
+    from evaluation.analyses import compute_results
+    from evaluation.models import ResultTable
+
+    wave1 = [5, 3, -2, 4, 6, -1, 2, 7]
+    wave2 = [-4, 2, 3, -6, 1, 5, -3, 2]
+    records = []
+    for wave, diffs in ((1, wave1), (2, wave2)):
+        for item, diff in enumerate(diffs, start=1):
+            a = 60 + 3 * item + wave
+            records += [record("A", item, a, wave), record("B", item, a - diff, wave)]
+    records.append(record("A", 9, 80, 2))
+    campaign = import_judgments(encoded(records), fmt="esa-jsonl", name="WMT25 waves").campaign
+    campaign.options = {**campaign.options, "statistics_preset": "wmt25-esa"}
+    campaign.save(update_fields=["options"])
+    compute_results(campaign)
+    rows = [row for table in ResultTable.objects.filter(campaign=campaign, name="significance") for row in table.rows]
+    a_over_b = next(row for row in rows if (row["system"], row["opponent"]) == ("A", "B"))
+    slots = sps.wilcoxon(wave1 + wave2, zero_method="wilcox", correction=False, alternative="greater",
+                         method="auto").pvalue
+    item_means = sps.wilcoxon([(x + y) / 2 for x, y in zip(wave1, wave2, strict=True)], zero_method="wilcox",
+                              correction=False, alternative="greater", method="auto").pvalue
+    assert a_over_b["shared_items"] == 16 and a_over_b["method"] == "wmt25"
+    assert a_over_b["p_value"] == pytest.approx(slots, rel=1e-9)
+    assert abs(slots - item_means) > 0.01  # the item-mean pairing the platform used before gives another p
