@@ -89,6 +89,22 @@ def test_the_api_shows_the_warnings(api):
         assert response.json()["warnings"] == [warning]
 
 
+@pytest.mark.django_db(transaction=True)  # the job starts when the upload's transaction commits
+def test_a_background_import_shows_the_warnings_in_its_result(api, settings, tmp_path):
+    """A file above IMPORT_INLINE_MAX_BYTES is imported by a job (docs/api.md §4): its result carries them too."""
+    from .test_import_jobs import accepted, wait_for_job
+
+    settings.IMPORT_UPLOAD_DIR = str(tmp_path / "imports")
+    settings.IMPORT_INLINE_MAX_BYTES = 100
+    handle = io.BytesIO(b"".join(encoded(WMT09)))
+    handle.name = "wmt09.tsv"
+    response = api.post("/api/campaigns/import-judgments/", {"file": handle, "format": "wmt-rank",
+                                                             "name": "WMT09 job"}, format="multipart")
+    status = wait_for_job(api, accepted(response))
+    assert status["status"] == "done", status
+    assert status["result"] == {"campaign": "wmt09-job", "judgments": 3, "warnings": [TIME_WARNING]}
+
+
 def test_imported_error_span_campaigns_report_the_presets_reliability_test():
     """Defect 11: the workers' test of an imported ESA or MQM campaign is its preset's Wilcoxon (docs/methods.md
     §11.2), not the model's default paired t-test."""
