@@ -139,12 +139,13 @@ JUDGMENT_SPECS = {
         Spec("wmt-rank-wmt08", "wmt-rank", delimited(WMT08, [
             "Europarl de-en,RANK,10,judge1,45,uedin,1,,limsi,2,".split(","),
             "Europarl de-en,RANK,11,judge2,30,uedin,2,,limsi,1,".split(",")], ","),
-            texts=["ANNOTATOR_ID", "TASK", "SYSTEM_0", "TYPE"], numbers=["ITEM_ID", "TIME", "SCORE_0_A"],
+            # TIME enters no figure: an unreadable one is stored as missing with a warning (docs/methods.md §8)
+            texts=["ANNOTATOR_ID", "TASK", "SYSTEM_0", "TYPE"], numbers=["ITEM_ID", "SCORE_0_A"],
             delimiter=(",", ";")),
         Spec("wmt-rank-wmt09", "wmt-rank", delimited(None, [
             "Europarl de-en\tRANK\t10\tjudge1\t45\tuedin\t1\t\tlimsi\t2\t".split("\t"),
             "Europarl de-en\tRANK\t11\tjudge2\t30\tuedin\t2\t\tlimsi\t1\t".split("\t")], "\t"),
-            texts=["3", "5", "0", "1"], numbers=["2", "4", "6"], header=False, delimiter=("\t", ";")),
+            texts=["3", "5", "0", "1"], numbers=["2", "6"], header=False, delimiter=("\t", ";")),  # 4: TIME
         Spec("wmt-rank-wmt10", "wmt-rank", delimited(WMT10, [
             "de,en,12,doc-a,3,j7,11,dfki,2,12,_ref,1".split(","),
             "de,en,13,doc-a,4,j8,11,dfki,1,12,_ref,2".split(",")], ","),

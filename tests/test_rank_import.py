@@ -197,7 +197,6 @@ def _row(**changes) -> str:
     (lines(WMT13_HEADER, WMT13_ROWS[3:4]), {}, 0, "the file has no RANK rows with a ranked output"),
     ([], {}, 0, "the file is empty"),
     (lines(None, ["Europarl,RANK,x,j1,4,uedin,1,"]), {}, 1, "not a WMT ranking file"),
-    (lines(None, [WMT08_ROWS[0], "Europarl,RANK,10,j1,soon,uedin,1,"]), {}, 2, "TIME must be seconds"),
     (lines(None, [WMT08_ROWS[0], "Europarl,rank,10,j1,4,uedin,1,"]), {}, 2, "TYPE must be one of RANK"),
     (lines(None, [WMT08_ROWS[0], "Europarl,RANK,10"]), {}, 2, "expected at least 5 fields"),
     (lines(None, WMT08_ROWS[:1] + ["E,CONSTITUENT_ACCEPT,10,j1,4,uedin,4,"]), {"rows": "CONSTITUENT_ACCEPT"}, 2,

@@ -25,8 +25,10 @@ from .serializers import CampaignImportSerializer, JudgmentImportSerializer
 
 ImportAnswer = inline_serializer("CampaignImported", {"campaign": serializers.CharField(),
                                                       "hits": serializers.IntegerField()})
-JudgmentsImported = inline_serializer("JudgmentsImported", {"campaign": serializers.CharField(),
-                                                             "judgments": serializers.IntegerField()})
+JudgmentsImported = inline_serializer("JudgmentsImported", {
+    "campaign": serializers.CharField(), "judgments": serializers.IntegerField(),
+    "warnings": serializers.ListField(child=serializers.CharField(), required=False,
+                                      help_text="What was accepted but not as given, naming the lines.")})
 ImportQueued = inline_serializer("ImportQueued", {"job": serializers.UUIDField(),
                                                   "status_url": serializers.CharField()})
 ImportStatus = inline_serializer("ImportStatus", {
@@ -120,8 +122,8 @@ class ImportActions:
                                       **options)
         except CampaignFileError as exc:
             return file_error_response(exc)
-        return Response({"campaign": result.campaign.slug, "judgments": result.judgments},
-                        status=status.HTTP_201_CREATED)
+        return Response({"campaign": result.campaign.slug, "judgments": result.judgments,
+                         **({"warnings": result.warnings} if result.warnings else {})}, status=status.HTTP_201_CREATED)
 
 
 class ImportJobView(APIView):

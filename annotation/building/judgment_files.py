@@ -72,6 +72,8 @@ class JudgmentRow:
     payload: dict = field(default_factory=dict)
     #: A ranking: candidate key -> rank; the candidates are `payload["candidates"]`, each naming its system.
     ranks: dict[str, int] | None = None
+    #: The field, entering no figure, that could not be read and is stored as missing ("" when none).
+    unread: str = ""
 
 
 @dataclass
@@ -81,6 +83,8 @@ class ParsedJudgments:
     source_language: str = ""
     target_language: str = ""
     options: dict = field(default_factory=dict)
+    #: What was accepted but not as given (a field stored as missing, a span run to the end), naming the lines.
+    warnings: list[str] = field(default_factory=list)
 
     def store(self, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
         """Write the judgments as a new analysis-only campaign (inside `import_judgments`' transaction); a format
@@ -97,10 +101,18 @@ def text_field(text: str, what: str, max_length: int) -> str:
     return text
 
 
+def lines_warning(what: str, lines: list[int], most: int = 20) -> str:
+    """A warning naming the lines it concerns ("… on line 7", "… on lines 3, 9 and 2 more")."""
+    shown = ", ".join(str(n) for n in lines[:most]) + (f" and {len(lines) - most} more" if len(lines) > most else "")
+    return f"{what} on line{'s' if len(lines) > 1 else ''} {shown}"
+
+
 @dataclass
 class JudgmentImportResult:
     campaign: Campaign
     judgments: int
+    #: The parsed file's warnings (`ParsedJudgments.warnings`), shown by the command and the API.
+    warnings: list[str] = field(default_factory=list)
 
 
 def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:

@@ -286,7 +286,8 @@ def _import_judgments(job: ImportJob, progress) -> dict:
     with open(job.upload, "rb") as handle:
         result = import_judgments(_counted(handle, progress), fmt=arguments["format"], name=arguments["name"],
                                   owner=job.created_by, **(arguments.get("options") or {}))
-    return {"campaign": result.campaign.slug, "judgments": result.judgments}
+    return {"campaign": result.campaign.slug, "judgments": result.judgments,
+            **({"warnings": result.warnings} if result.warnings else {})}
 
 
 RUNNERS = {"campaign": _import_campaign, "judgments": _import_judgments}

@@ -17,7 +17,12 @@ from config.registry import LiveMapping
 
 from ..building.campaign_files import CampaignFileError
 from ..building.judgment_files import JudgmentFormat, JudgmentImportResult
+from ..building.shared_options import RELIABILITY_OPTIONS
 from ..protocols import UnknownProtocol, declared_objects, get_protocol
+from ..protocols.options import parse
+
+#: The reliability statistics' options, whose defaults follow the statistics preset.
+RELIABILITY_NAMES = {o.name for o in RELIABILITY_OPTIONS}
 
 
 def judgment_formats() -> dict[str, JudgmentFormat]:
@@ -66,6 +71,27 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
-        return parsed.store(name.strip(), study, owner)
+        result = parsed.store(name.strip(), study, owner)
+        _preset_reliability(result.campaign)
+    result.warnings = list(parsed.warnings)
+    return result
+
+
+def _preset_reliability(campaign) -> None:
+    """Give an imported campaign the reliability test and threshold its statistics preset names (the defaults a
+    campaign import computes from the options), not the model's `paired-t`: error-span presets test workers with
+    Wilcoxon (docs/methods.md §11.2)."""
+    spec = get_protocol(campaign.protocol)
+    fields = [o for o in spec.option_fields() if o.name in RELIABILITY_NAMES]
+    if not any(o.name == "qc_test" for o in fields):
+        return
+    preset = (campaign.options or {}).get("statistics_preset")
+    chosen = parse(campaign.protocol, fields, {"statistics_preset": preset} if preset else {}).campaign_fields
+    changed = {k: v for k, v in chosen.items() if k in ("qc_test", "qc_threshold") and v is not None
+               and getattr(campaign, k) != v}
+    if changed:
+        for key, value in changed.items():
+            setattr(campaign, key, value)
+        campaign.save(update_fields=list(changed))
 
 

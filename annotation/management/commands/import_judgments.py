@@ -43,4 +43,5 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:
             raise CommandError(f"refused {opts['file']}: {exc}") from None
-        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "judgments": result.judgments}))
+        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "judgments": result.judgments,
+                                      **({"warnings": result.warnings} if result.warnings else {})}))

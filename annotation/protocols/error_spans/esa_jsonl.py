@@ -3,8 +3,10 @@ into an analysis-only campaign of protocol `esa` (store.py: what is collected, h
 offsets' convention).
 
 One object per judged segment `{"system", "doc_id", "seg_id", "rater", "score", "spans", "domain"?, "source"?,
-"target"?}`; spans `{"start", "end", "severity", "category"?}` checked by building.spans (minor, major,
-critical; no overlaps) against the target where a line of the same segment gives it.
+"target"?, "wave"?}`; `wave` is the annotation wave, an integer from 1 (default 1; WMT25 counts two waves' ratings
+of an item as two observations, docs/methods.md §11), kept in the item's payload when not 1; spans `{"start",
+"end", "severity", "category"?}` checked by building.spans (minor, major, critical; no overlaps) against the
+target where a line of the same segment gives it.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from annotation.protocols.error_spans.store import (
     parsed_error_spans,
 )
 
-ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target")
+ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target", "wave")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")
 MAX_DOMAIN = 100
 _NO_CATEGORY = object()
@@ -84,6 +86,13 @@ def _seg_id(value) -> int:
     return value
 
 
+def _wave(value) -> int:
+    """The annotation wave: an integer from 1 below 2^31 (a JSON integer, not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < LIMIT:
+        raise ValueError(f"'wave' must be an integer from 1 below 2^31, not {str(value)[:20]!r}")
+    return value
+
+
 def parse_esa_jsonl(lines: Iterable[bytes | str], pair: str | None = None) -> ErrorSpanJudgments:
     """Validate an ESA JSON Lines file; `pair`: the languages, e.g. en-de."""
     languages = language_pair(pair)
@@ -135,6 +144,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
     rater = _text(record, "rater", MAX_RATER)
     seg_id = _seg_id(record["seg_id"])
     score = bounded_number(record["score"], "'score'", 0, 100)
+    wave = _wave(record["wave"]) if "wave" in record else 1
     domain = _text(record, "domain", MAX_DOMAIN, required=False)
     source = _text(record, "source", MAX_TEXT, required=False)
     target = _text(record, "target", MAX_TEXT, required=False)
@@ -158,7 +168,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
             raise SpanError(f"a span ends at {longest}, beyond the longest text allowed ({MAX_TEXT} characters)")
         checked = check_esa_spans(spans, " " * max(longest, 0))
         unchecked.append((number, output, spans))
-    judgment = c.new_judgment(output, c.rater(rater), number, score)
+    judgment = c.new_judgment(output, c.rater(rater), number, score, wave)
     for span in checked:
         c.add_span(judgment, span["start"], span["end"], span["severity"], span.get("category"))
 

@@ -38,7 +38,7 @@ def _single_judgments(campaign: Campaign):
                 "annotator__external_id", "annotator__user__username", "item__output__system__name",
                 "item__segment__document__doc_id", "item__segment__document__domain", "item__segment__seg_id",
                 "item__segment_id", "item__payload__seg_id", "item__segment__source", "item__output__text", "score",
-                "spans").iterator(chunk_size=CHUNK))
+                "spans", "item__payload__wave").iterator(chunk_size=CHUNK))
 
 
 def _global_numbers(campaign: Campaign) -> dict[int, int]:
@@ -55,7 +55,7 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
     yield "\t".join(MQM_HEADER) + "\n"
     numbers = None
     for (external_id, username, system, doc, _domain, position, segment_id, global_id, source, target, _score,
-         spans) in _single_judgments(campaign):
+         spans, _wave) in _single_judgments(campaign):
         if global_id is None:
             numbers = numbers if numbers is not None else _global_numbers(campaign)
             global_id = numbers.get(segment_id, 0)
@@ -80,9 +80,11 @@ def _esa_spans(spans) -> list[dict]:
     return [{k: span[k] for k in ("start", "end", "severity", "category") if k in span} for span in spans or ()]
 
 
-def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target) -> str:
+def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target, wave=None) -> str:
     record = {"system": system, "doc_id": doc, "seg_id": seg_id, "rater": rater, "score": score,
               "spans": _esa_spans(spans)}
+    if isinstance(wave, int) and not isinstance(wave, bool) and wave != 1:  # the annotation wave; 1 by default
+        record["wave"] = wave
     if domain:
         record["domain"] = domain
     if source:  # an empty text is one the imported file did not give: left out, it re-imports empty
@@ -93,14 +95,14 @@ def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target) 
 
 
 def esa_jsonl_lines(campaign: Campaign) -> Iterator[str]:
-    """One JSON line per judged translation with its source and target (contrastive ESA: one per candidate
-    shown, the degraded copies left out)."""
+    """One JSON line per judged translation with its source and target, and its `wave` where the item keeps one
+    other than 1 (contrastive ESA: one per candidate shown, the degraded copies left out)."""
     if "scores" in campaign.protocol_spec.export_columns:  # a score per candidate: several on one screen
         yield from _contrastive_lines(campaign)
         return
     for (external_id, username, system, doc, domain, seg_id, _segment, _global, source, target, score,
-         spans) in _single_judgments(campaign):
-        yield _esa_line(system, doc, domain, seg_id, external_id or username, score, spans, source, target)
+         spans, wave) in _single_judgments(campaign):
+        yield _esa_line(system, doc, domain, seg_id, external_id or username, score, spans, source, target, wave)
 
 
 def _contrastive_lines(campaign: Campaign) -> Iterator[str]:

@@ -4,7 +4,8 @@ stored, the offsets' convention).
 
 A header naming the columns `system doc doc_id seg_id rater source target category severity` and optionally
 `comment` (other columns are ignored), then one row per error, fields split on tabs with no quote handling. A
-row's span is marked `<v>…</v>` in the source or the target; a row without marks is an error without a span; a
+row's span is marked `<v>…</v>` in the source or the target (a `<v>` never closed runs to the end of the text,
+with a warning naming the lines: Google's TED files hold one each); a row without marks is an error without a span; a
 `No-error` row with no marks only says the rater rated the segment. The rows of one (system, doc, doc_id, rater)
 are one judgment; spans may overlap (raters did mark overlapping errors). A row is one error, however many spans
 it marks (a few published rows mark two): it weighs once, and its span is the first marked in the target, else
@@ -20,7 +21,7 @@ from collections.abc import Iterable
 from operator import itemgetter
 
 from annotation.building.campaign_files import MAX_TEXT, Problems, unstorable
-from annotation.building.judgment_files import JudgmentFormat
+from annotation.building.judgment_files import JudgmentFormat, lines_warning
 from annotation.building.text_lines import is_binary_file, numbered_lines, split_binary
 from annotation.protocols.error_spans.store import (
     INTEGER,
@@ -62,9 +63,11 @@ def spreadsheet_text(cell: str) -> str:
     return cell[1:] if cell[:1] == "'" and _FORMULA.match(cell, 1) else cell
 
 
-def strip_marks(text: str, what: str = "text") -> tuple[str, list[tuple[int, int]]]:
+def strip_marks(text: str, what: str = "text", unclosed: list[str] | None = None) -> tuple[str, list[tuple[int, int]]]:
     """The text without its `<v>`/`</v>` marks and the marked spans as code-point offsets into it; ValueError
-    ("<what>: …") when the marks do not pair up."""
+    ("<what>: …") when a `<v>` opens inside another or a `</v>` closes none. A last `<v>` never closed (Google's
+    TED files hold one each) marks a span running to the end of the text, and `what` is added to `unclosed`: the
+    MQM weight does not depend on where a span ends (docs/methods.md §11)."""
     if "<v>" not in text and "</v>" not in text:
         return text, []
     opened = text.find("<v>")
@@ -87,7 +90,9 @@ def strip_marks(text: str, what: str = "text") -> tuple[str, list[tuple[int, int
             spans.append((start, length))
             start = None
     if start is not None:
-        raise ValueError(f"{what}: a <v> is not closed by </v>")
+        spans.append((start, length))
+        if unclosed is not None:
+            unclosed.append(what)
     return "".join(kept), spans
 
 
@@ -126,6 +131,8 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
     previous, found = None, (0, 0, 0)
     severity_codes: dict[str, int] = {}
     category_codes: dict[str, int] = {}
+    unclosed: list[str] = []
+    unclosed_lines: list[int] = []
     for number, raw in numbered_lines(texts, problems):
         line = raw.rstrip("\r\n")
         if positions is None:
@@ -151,8 +158,11 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
             system, doc, rater, source, target, category, severity = map(
                 spreadsheet_text, (system, doc, rater, source, target, category, severity))
         try:
-            source_text, source_spans = strip_marks(source, "source")
-            target_text, target_spans = strip_marks(target, "target")
+            source_text, source_spans = strip_marks(source, "source", unclosed)
+            target_text, target_spans = strip_marks(target, "target", unclosed)
+            if unclosed:
+                unclosed_lines.append(number)
+                unclosed.clear()
             key = (system, doc, doc_id, seg_id, rater)
             if key != previous:
                 found = _judgment(c, number, key, source_text, target_text)
@@ -189,8 +199,12 @@ def parse_mqm_tsv(lines: Iterable[bytes | str], pair: str | None = None) -> Erro
             start = end = len(target_text)
         c.append_span(found[0], start, end, severity_code, category_code, bool(source_spans) and not target_spans)
     options = {"mqm_weights": "google", "taxonomy": sorted(c.categories), "critical": "critical" in c.severities}
-    return parsed_error_spans(c, problems, empty=positions is None, fmt="mqm-tsv", protocol="mqm",
-                              languages=languages, options=options, global_ids=True)
+    parsed = parsed_error_spans(c, problems, empty=positions is None, fmt="mqm-tsv", protocol="mqm",
+                                languages=languages, options=options, global_ids=True)
+    if unclosed_lines:
+        parsed.warnings.append(lines_warning("a <v> is never closed by </v>: its span runs to the end of the text",
+                                             unclosed_lines))
+    return parsed
 
 
 def _judgment(c: Collected, number: int, key: tuple[str, ...], source: str, target: str) -> tuple[int, int, int]:

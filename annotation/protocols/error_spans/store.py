@@ -108,6 +108,8 @@ class Collected:
     j_rater: array = field(default_factory=lambda: array("q"))
     j_line: array = field(default_factory=lambda: array("q"))
     j_score: array = field(default_factory=lambda: array("d"))
+    #: ESA: the annotation wave of each judgment (1 unless the file says otherwise; kept in the item's payload).
+    j_wave: array = field(default_factory=lambda: array("q"))
     s_judgment: array = field(default_factory=lambda: array("q"))
     s_start: array = field(default_factory=lambda: array("q"))
     s_end: array = field(default_factory=lambda: array("q"))
@@ -171,12 +173,13 @@ class Collected:
     def rater(self, name: str) -> int:
         return _intern(self.raters, name)
 
-    def new_judgment(self, output: int, rater: int, line: int, score: float = math.nan) -> int:
+    def new_judgment(self, output: int, rater: int, line: int, score: float = math.nan, wave: int = 1) -> int:
         index = len(self.j_line)
         self.j_output.append(output)
         self.j_rater.append(rater)
         self.j_line.append(line)
         self.j_score.append(score)
+        self.j_wave.append(wave)
         return index
 
     def add_span(self, judgment: int, start: int, end: int, severity: str, category: str | None,
@@ -238,7 +241,8 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
                       ) -> JudgmentImportResult:
     """Write a parsed error-span file: documents (with domains), segments (sources), systems, outputs
     (translations), one completed assignment per rater and HIT of at most HIT_ITEMS items (a rater's judgments in
-    file order), an item and a judgment with its spans per judged segment. Bulk inserts (COPY on PostgreSQL)."""
+    file order), an item (its payload keeping MQM's global `seg_id` and an ESA wave other than 1) and a judgment
+    with its spans per judged segment. Bulk inserts (COPY on PostgreSQL)."""
     c = parsed.collected
     now = timezone.now()
     campaign = Campaign.objects.create(
@@ -299,9 +303,13 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
     def items():
         for hit_pk, (_, first, end) in zip(hit_pks, chunks, strict=True):
             for position in range(end - first):
-                output = c.j_output[by_rater[first + position]]
+                j = by_rater[first + position]
+                output = c.j_output[j]
+                payload = {"seg_id": c.out_global[output]} if global_ids else {}
+                if c.j_wave[j] != 1:  # the annotation wave (esa-jsonl `wave`): 1 unless stored
+                    payload["wave"] = c.j_wave[j]
                 yield (hit_pk, position, position // 10, "system", seg_pks[c.out_segment[output]],
-                       out_pks[output], "", {"seg_id": c.out_global[output]} if global_ids else {})
+                       out_pks[output], "", payload)
 
     item_pks = insert(HitItem, ["hit_id", "position", "set_index", "item_type", "segment_id", "output_id", "text",
                                 "payload"], items(), count=n)

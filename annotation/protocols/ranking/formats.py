@@ -15,9 +15,11 @@ slots as candidates `{"key": "<slot, 1-based>", "kind": "system"|"reference", "s
 campaign's systems sorted by name>, "name"}` and the judgment's `ranks` maps each key to its rank (or, for
 CONSTITUENT_ACCEPT rows, to the acceptance code 1–3). What real files hold and is kept: rows of fewer outputs
 (even one), ranks above the number of outputs, the same judge ranking the same item again, exact duplicate
-lines (published agreement counts them). An unranked slot (rank -1 or empty, system `blank` or empty) is
-dropped, and a row left with no ranked slot is skipped. `_ref`, the human reference, stays a pseudo-system of
-kind "reference".
+lines (published agreement counts them), a TIME that is neither seconds nor a duration (WMT09 holds a task name
+there on one RANK row: TIME enters no figure, so it is stored as missing and the result warns with the lines;
+docs/methods.md §8). Anything that would change a figure still refuses the whole file. An unranked slot (rank
+-1 or empty, system `blank` or empty) is dropped, and a row left with no ranked slot is skipped. `_ref`, the
+human reference, stays a pseudo-system of kind "reference".
 """
 from __future__ import annotations
 
@@ -26,7 +28,13 @@ import re
 from collections.abc import Iterable
 
 from annotation.building.campaign_files import CampaignFileError, Problems
-from annotation.building.judgment_files import JudgmentFormat, JudgmentRow, ParsedJudgments, text_field
+from annotation.building.judgment_files import (
+    JudgmentFormat,
+    JudgmentRow,
+    ParsedJudgments,
+    lines_warning,
+    text_field,
+)
 from annotation.building.text_lines import csv_fields, numbered_lines
 
 #: WMT08's row types (the `rows` option) and the protocol each is imported as.
@@ -62,6 +70,7 @@ def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str |
     layout = None
     judged: list[JudgmentRow] = []
     languages: dict[str, tuple[str, str]] = {}
+    unread: dict[str, list[int]] = {}
     for number, text in numbered_lines(lines, problems):
         text = text.rstrip("\r\n")
         if not text.strip():
@@ -80,6 +89,8 @@ def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str |
         if row is not None:
             judged.append(row)
             languages.setdefault(row.hit, layout.languages)
+            if row.unread:
+                unread.setdefault(row.hit, []).append(number)
     if layout is None and not problems:
         problems.append((0, "the file is empty"))
     if problems:
@@ -102,8 +113,10 @@ def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str |
             candidate["system"] = index[candidate["name"]]
     source, target = languages.get(judged[0].hit, ("", ""))
     options = {"layout": layout.name, "rows": row_type, "pair": judged[0].hit}
+    warnings = [lines_warning("TIME is neither seconds nor [H:]MM:SS and enters no figure: stored as missing",
+                              unread[judged[0].hit])] if judged[0].hit in unread else []
     return ParsedJudgments(rows=judged, protocol=ROW_TYPES[row_type], source_language=source[:16],
-                           target_language=target[:16], options=options)
+                           target_language=target[:16], options=options, warnings=warnings)
 
 
 def _listed(values: list[str], most: int = 10) -> str:
@@ -280,13 +293,17 @@ def _wmt08_row(row: dict[str, str], groups: list[tuple[str, str, str]], row_type
     segment = _segment(row["ITEM_ID"], "ITEM_ID")
     judge = _worker(row["ANNOTATOR_ID"], "ANNOTATOR_ID")
     seconds = _seconds(row["TIME"])
+    unread = "TIME" if seconds is _UNREAD else ""
     accept = row_type == ACCEPT
     slots = []
     for k, (system, a, b) in enumerate(groups):
         # the rank (or acceptance code) is SCORE_k_A; SCORE_k_B when A is empty
         score, what = (a, f"SCORE_{k}_A") if a or not b else (b, f"SCORE_{k}_B")
         slots.append((str(k + 1), system, _rank(score, what, accept)))
-    return _ranking(task, judge, segment, seconds, slots, {})
+    judgment = _ranking(task, judge, segment, None if unread else seconds, slots, {})
+    if judgment is not None:
+        judgment.unread = unread
+    return judgment
 
 
 def _ranking(hit: str, judge: str, segment: int, seconds: float | None, slots, payload: dict) -> JudgmentRow | None:
@@ -330,8 +347,14 @@ def _worker(text: str, what: str) -> str:
     return text_field(text, what, MAX_WORKER)
 
 
+#: What `_seconds` gives for a TIME it cannot read (WMT09 holds a task name there on one RANK row).
+_UNREAD = float("nan")
+
+
 def _seconds(text: str) -> float | None:
-    """TIME in seconds: a number, or a duration [H:]MM:SS; None when empty."""
+    """TIME in seconds: a number, or a duration [H:]MM:SS; None when empty; `_UNREAD` when it is neither. TIME
+    enters no figure, so an unreadable one is stored as missing with a warning (docs/methods.md §8), never refuses
+    the file."""
     if not text:
         return None
     duration = _DURATION.fullmatch(text)
@@ -342,9 +365,7 @@ def _seconds(text: str) -> float | None:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0 <= value <= 1e7:  # also refuses nan and inf
-        raise ValueError(f"TIME must be seconds between 0 and 10000000 (or [H:]MM:SS), not {text[:20]!r}")
-    return value
+    return value if 0 <= value <= 1e7 else _UNREAD  # nan and inf are unread too
 
 
 #: The ranking protocols' judgment format; `rows` picks the protocol of a WMT08/09 file (ROW_TYPES).

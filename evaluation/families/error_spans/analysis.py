@@ -141,6 +141,10 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
     if rules.significance == "randomization":
         significance = _randomization(item_system, item_segment, item_score, n_systems, rules.randomization_trials,
                                       seed)
+    elif rules.significance == "wmt25":  # (item, wave) slots: two waves of an item are two observations
+        slot_system, slot_segment, slot_wave, slot_score = _wave_slots(obs, rows, value)
+        significance = es.paired_significance(slot_system, slot_segment, slot_score, n_systems,
+                                              method="wmt25", item_wave=slot_wave)
     else:
         significance = es.paired_significance(item_system, item_segment, item_score, n_systems, item_domain,
                                               method=rules.significance)
@@ -181,6 +185,22 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
         worker_p=np.asarray(p, dtype=np.float64), worker_reliable=np.asarray(reliable, dtype=bool),
         worker_major_on_perturbed=major_rate, worker_judgments=judged, worker_seconds=seconds,
         item_system=item_system, item_segment=item_segment, item_score=item_score)
+
+
+def _wave_slots(obs: Observations, rows: np.ndarray, value: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(system, segment, wave, score) of each (system, segment, wave) slot of the counted rows, its score the
+    mean of that slot's ratings (several judges in one wave, as an item's judges are averaged): WMT25 pairs
+    systems on (item, wave) slots (docs/methods.md §11.4). With one wave the slots are the items."""
+    wave = obs.wave[rows]
+    slot_key = (obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]) \
+        * (int(wave.max(initial=1)) + 1) + wave
+    slots, slot_of_row = np.unique(slot_key, return_inverse=True)
+    slot_of_row = slot_of_row.ravel()
+    score = es.item_means(slot_of_row, value[rows], slots.size)
+    system, segment, slot_wave = (np.zeros(slots.size, np.int64) for _ in range(3))
+    system[slot_of_row], segment[slot_of_row], slot_wave[slot_of_row] = obs.system[rows], obs.segment[rows], wave
+    return system, segment, slot_wave, score
 
 
 def _group_mean(group, values, n: int) -> np.ndarray:

@@ -36,10 +36,11 @@ def _postgres() -> bool:
 
 
 # Observations: judgment, candidate key, annotator, assignment completed?, kind, segment, system id or index,
-# document, score, hit, position, partner position, the perturbed candidate's original key, seconds.
+# document, score, hit, position, partner position, the perturbed candidate's original key, seconds (and, one
+# candidate per judgment, the item's wave: an integer in the payload, else 1).
 _SINGLE = """
 SELECT j.id, '', j.annotator_id, a.status = 'completed', i.item_type, i.segment_id, o.system_id, s.document_id,
-       j.score, i.hit_id, i.position, i.partner_position, NULL, j.seconds
+       j.score, i.hit_id, i.position, i.partner_position, NULL, j.seconds, {wave}
 FROM {judgment} j
 JOIN {item} i ON i.id = j.item_id
 JOIN {output} o ON o.id = i.output_id
@@ -48,6 +49,9 @@ JOIN {assignment} a ON a.id = j.assignment_id
 WHERE j.campaign_id = %s AND j.id <= %s
 ORDER BY j.id
 """
+_WAVE_PG = ("CASE WHEN jsonb_typeof(i.payload -> 'wave') = 'number' THEN floor((i.payload ->> 'wave')::float8)::int8 "
+            "ELSE 1 END")
+_WAVE_SQLITE = "COALESCE(CAST(json_extract(i.payload, '$.wave') AS INTEGER), 1)"
 _CONTRASTIVE_PG = """
 SELECT j.id, c.value ->> 'key', j.annotator_id, a.status = 'completed',
        CASE WHEN c.value ->> 'kind' = 'bad' THEN 'bad_ref' ELSE i.item_type END, i.segment_id,
@@ -99,7 +103,8 @@ class Observations:
     pk), `kind` an index of KINDS, `document` a document pk, `completed` whether the judge finished the HIT,
     `partner` the row of the other member of a perturbation pair (-1 if none), `score` the 0–100 score (NaN
     when the judgment has none, as imported MQM), `penalty` the MQM penalty (sum of error weights), and
-    `n_minor`, `n_major`, `n_critical`, `n_spans` span counts."""
+    `n_minor`, `n_major`, `n_critical`, `n_spans` span counts, and `wave` the annotation wave (WMT25 pairs
+    systems on (item, wave) slots)."""
 
     judgment: np.ndarray
     key: list
@@ -117,6 +122,12 @@ class Observations:
     n_major: np.ndarray
     n_critical: np.ndarray
     n_spans: np.ndarray
+    #: The annotation wave of each row (an imported esa-jsonl `wave`, kept in the item's payload; 1 by default).
+    wave: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.wave is None:
+            self.wave = np.ones(self.judgment.size, dtype=np.int64)
 
     @property
     def size(self) -> int:
@@ -146,7 +157,7 @@ _COPIED = """
 SELECT j.id::int8, j.annotator_id::int8, COALESCE(a.status = 'completed', false),
        (CASE i.item_type WHEN 'bad_ref' THEN 1 WHEN 'tutorial' THEN 2 ELSE 0 END)::int8, i.segment_id::int8,
        o.system_id::int8, s.document_id::int8, COALESCE(j.score, 'NaN')::float8, i.hit_id::int8, i.position::int8,
-       COALESCE(i.partner_position, -1)::int8, COALESCE(j.seconds, 'NaN')::float8
+       COALESCE(i.partner_position, -1)::int8, COALESCE(j.seconds, 'NaN')::float8, {wave}
 FROM {judgment} j
 JOIN {item} i ON i.id = j.item_id
 JOIN {output} o ON o.id = i.output_id
@@ -157,11 +168,12 @@ ORDER BY j.id
 """
 _COPIED_COLUMNS = [("judgment", "int8"), ("annotator", "int8"), ("completed", "bool"), ("kind", "int8"),
                    ("segment", "int8"), ("system", "int8"), ("document", "int8"), ("score", "float8"),
-                   ("hit", "int8"), ("position", "int8"), ("partner", "int8"), ("seconds", "float8")]
+                   ("hit", "int8"), ("position", "int8"), ("partner", "int8"), ("seconds", "float8"),
+                   ("wave", "int8")]
 
 
 def _observations_copied(campaign, last_id: int, system_pks: list[int]) -> Observations:
-    a = copy_arrays(_COPIED.format(**_tables()), [campaign.pk, last_id], _COPIED_COLUMNS)
+    a = copy_arrays(_COPIED.format(**_tables(), wave=_WAVE_PG), [campaign.pk, last_id], _COPIED_COLUMNS)
     n = a["judgment"].size
     return Observations(
         judgment=a["judgment"], key=[""] * n, annotator=a["annotator"], completed=a["completed"], kind=a["kind"],
@@ -169,7 +181,7 @@ def _observations_copied(campaign, last_id: int, system_pks: list[int]) -> Obser
         document=a["document"], score=a["score"], seconds=a["seconds"],
         partner=_partner_rows(a["annotator"], a["hit"], a["position"], a["partner"]), penalty=np.zeros(n),
         n_minor=np.zeros(n, np.int64), n_major=np.zeros(n, np.int64), n_critical=np.zeros(n, np.int64),
-        n_spans=np.zeros(n, np.int64))
+        n_spans=np.zeros(n, np.int64), wave=a["wave"])
 
 
 def _partner_rows(annotator, hit, position, partner) -> np.ndarray:
@@ -189,7 +201,8 @@ def _partner_rows(annotator, hit, position, partner) -> np.ndarray:
 
 def _observation_rows(campaign, last_id: int, system_pks: list[int], contrastive: bool) -> Observations:
     """The observations as rows, without span counts."""
-    sql = (_CONTRASTIVE_PG if _postgres() else _CONTRASTIVE_SQLITE) if contrastive else _SINGLE
+    sql = (_CONTRASTIVE_PG if _postgres() else _CONTRASTIVE_SQLITE) if contrastive else _SINGLE.replace(
+        "{wave}", _WAVE_PG if _postgres() else _WAVE_SQLITE)
     rows = _fetch(sql, [campaign.pk, last_id])
     n = len(rows)
     if n == 0:
@@ -197,7 +210,7 @@ def _observation_rows(campaign, last_id: int, system_pks: list[int], contrastive
         return Observations(empty_i, [], empty_i, np.zeros(0, bool), empty_i, empty_i, empty_i, empty_i, empty_f,
                             empty_f, empty_i, empty_f, empty_i, empty_i, empty_i, empty_i)
     (judgment, key, annotator, completed, item_type, segment, system, document, score, hit, position, partner,
-     original, seconds) = zip(*rows, strict=True)
+     original, seconds, *wave) = zip(*rows, strict=True)
     judgment = np.array(judgment, dtype=np.int64)
     system = np.array(system, dtype=np.int64)
     annotator = np.array(annotator, dtype=np.int64)
@@ -218,7 +231,8 @@ def _observation_rows(campaign, last_id: int, system_pks: list[int], contrastive
         segment=np.array(segment, dtype=np.int64), system=system, document=np.array(document, dtype=np.int64),
         score=np.array(score, dtype=np.float64), seconds=np.array(seconds, dtype=np.float64), partner=partner_row,
         penalty=np.zeros(n), n_minor=np.zeros(n, np.int64), n_major=np.zeros(n, np.int64),
-        n_critical=np.zeros(n, np.int64), n_spans=np.zeros(n, np.int64))
+        n_critical=np.zeros(n, np.int64), n_spans=np.zeros(n, np.int64),
+        wave=np.array(wave[0], dtype=np.int64) if wave else None)
 
 
 @dataclass
