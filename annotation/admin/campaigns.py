@@ -1,154 +1,43 @@
-"""Admin for campaigns and what they hold; campaign files are uploaded from the campaign list.
-
-Each campaign has one page (its change page): status, the annotators' link with a copy button, the
-results page and the API, progress, and the actions (publish, pause, close, preview) above its settings.
-
-A researcher sees only the campaigns they own or that are shared with them (superusers: all), and only what those
-campaigns hold: every list, page and action starts from `Campaign.objects.visible_to(user)`
-(annotation/ownership.py), and someone else's campaign is not found (404).
-"""
+"""The campaign and study admins: one page per campaign with its status, links, progress and actions, the import
+form on the list, and sharing (annotation/admin/__init__.py)."""
 from collections import Counter
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, Min, OuterRef, Q, Sum
+from django.db.models import Min, Q, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from .import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
-from .models import (
-    Annotator,
-    Assignment,
+from ..import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
+from ..models import (
     Campaign,
-    Document,
-    Hit,
-    HitItem,
     ImportJob,
-    ItemType,
-    Judgment,
-    Segment,
     Study,
-    System,
 )
-from .ownership import can_share, is_superuser
-from .protocols import all_protocols, get_protocol
-from .protocols.options import union
-from .services import assignment as assigning
-from .services import import_jobs, lifecycle
-from .services.campaign_import import (
+from ..ownership import can_share, is_superuser
+from ..protocols import all_protocols, get_protocol
+from ..protocols.options import union
+from ..services import import_jobs, lifecycle
+from ..services.campaign_import import (
     MAX_REPORTED_ERRORS,
     CampaignFileError,
-    ReliabilityCapacity,
     import_campaign,
-    reliability_capacity,
 )
-from .services.crowd_links import active_entry_limits, entry_limits_text
-from .services.progress import EMPTY, campaign_counts
-from .services.stages import build_stages, stage_progress
-
-#: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first.
-SHOWN = (("reference", "", True), ("source", "", True), ("candidate", "", False), ("A", "A", False),
-         ("B", "B", False))
-
-
-def _url(name: str, fallback: str, **kwargs) -> str:
-    """A route of another app by name, or its documented path if that app is not installed here."""
-    try:
-        return reverse(name, kwargs=kwargs)
-    except NoReverseMatch:
-        return fallback
-
-
-def campaign_links(request, campaign: Campaign) -> dict:
-    """The annotators' (crowd) link, absolute as the API's `crowd_link`, the results page and the API detail."""
-    crowd = reverse("annotation:crowd-start", args=[campaign.slug]) + "?worker_id="
-    return {
-        "crowd": None if campaign.analysis_only else request.build_absolute_uri(crowd),
-        "results": _url("results:campaign", f"/results/{campaign.slug}/", slug=campaign.slug),
-        "api": _url("campaign-detail", f"/api/campaigns/{campaign.slug}/", slug=campaign.slug),
-        "settings": _url("campaign-settings-file", f"/api/campaigns/{campaign.slug}/settings/", slug=campaign.slug)
-        + "?format=json",
-    }
-
-
-def capacity_of(campaign: Campaign) -> ReliabilityCapacity | None:
-    """The stored campaign's quality-control capacity (see `reliability_capacity`), from its HITs' bad references."""
-    per_hit = (HitItem.objects.filter(hit__campaign=campaign, item_type=ItemType.BAD_REF)
-               .values("hit_id").annotate(n=Count("pk")).order_by().values_list("n", flat=True))
-    pairs = list(per_hit)
-    hits = campaign.hits.count()
-    if len(pairs) < hits:  # a HIT without bad references
-        pairs += [0] * (hits - len(pairs))
-    return reliability_capacity(campaign.protocol_spec, qc_test=campaign.qc_test, qc_threshold=campaign.qc_threshold,
-                                options=campaign.options or {}, bad_pairs_per_hit=pairs,
-                                in_study=campaign.study_id is not None)
-
-
-#: The statistical conventions the preview states, by option name: label. Each is shown when the campaign's protocol
-#: declares that option (`option_fields`), so every family states the conventions that apply to it, from the one
-#: declaration of options (stored at import, defaults resolved).
-CONVENTIONS = (("statistics_preset", "preset"), ("qc_test", "test"), ("qc_threshold", "α"),
-               ("threshold_rule", "rule"), ("reliability_scope", "scope"), ("cluster_rule", "clusters"),
-               ("significance_test", "significance"), ("min_items", "min items"), ("min_gold", "min gold"),
-               ("min_gold_accuracy", "gold accuracy"), ("max_spam_miss_rate", "max spam missed"),
-               ("vote_threshold", "vote threshold"), ("flag_threshold", "flag threshold"), ("gate", "gate"))
-RULE_TEXT = {"lt": "reliable when p < α", "le": "reliable when p ≤ α"}
-
-
-def option_value(campaign: Campaign, option):
-    """The value an option stored at import: a Campaign field or a (possibly nested) key of `options`."""
-    key = option.key or option.name
-    if option.target == "campaign":
-        return getattr(campaign, key, None)
-    value = campaign.options or {}
-    for part in (key,) if isinstance(key, str) else key:
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
-
-
-def conventions_shown(campaign: Campaign) -> list[tuple[str, str]]:
-    """The campaign's statistical conventions as the preview shows them before Publish: (label, value) for each
-    that its protocol takes (none: the preview says the protocol has no reliability test or clusters)."""
-    taken = {option.name: option for option in campaign.protocol_spec.option_fields()}
-    shown = []
-    for name, label in CONVENTIONS:
-        value = option_value(campaign, taken[name]) if name in taken else None
-        if value is None:
-            continue
-        if name == "threshold_rule":
-            value = RULE_TEXT.get(value, value)
-        elif isinstance(value, bool):
-            value = "on" if value else "off"
-        shown.append((label, f"{value:g}" if isinstance(value, float) else str(value)))
-    return shown
-
-
-def size_warnings_of(campaign: Campaign) -> list[str]:
-    """What the stored HITs do differently from the options (`Protocol.size_warnings`), as at import."""
-    sizes = list(campaign.hits.values_list("size", flat=True))
-    return campaign.protocol_spec.size_warnings(campaign.options or {}, campaign.systems.count(), campaign.hit_size,
-                                                sizes)
-
-
-def preview_systems(protocol, item, options: dict) -> str:
-    """The System column of the preview: the protocol's `preview_systems` (by default the system of the item's
-    output; pairwise: which system is on side A and which on B)."""
-    return protocol.preview_systems(item, options)
-
-
-def text_blocks(shown: dict) -> list[dict]:
-    """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line)."""
-    blocks = []
-    for key, label, gray in SHOWN:
-        value = shown.get(key)
-        if value in (None, "", []):
-            continue
-        lines = [str(line) for line in value] if isinstance(value, (list, tuple)) else [str(value)]
-        blocks.append({"key": key, "label": label, "gray": gray, "lines": lines})
-    return blocks
+from ..services.crowd_links import active_entry_limits, entry_limits_text
+from ..services.progress import EMPTY, campaign_counts
+from ..services.stages import build_stages, stage_progress
+from .campaign_page import (
+    campaign_links,
+    capacity_of,
+    conventions_shown,
+    preview_systems,
+    size_warnings_of,
+    text_blocks,
+    visible_annotators,
+)
 
 
 class OwnedAdmin(admin.ModelAdmin):
@@ -507,121 +396,3 @@ class StudyAdmin(OwnedAdmin):
         super().save_model(request, obj, form, change)
 
 
-def visible_annotators(user):
-    """Workers seen in the user's campaigns (who worked in one, or are blocked from one); superusers: all."""
-    if is_superuser(user):
-        return Annotator.objects.all()
-    campaigns = Campaign.objects.visible_to(user).values("pk")
-    worked = Assignment.objects.filter(annotator_id=OuterRef("pk"), campaign_id__in=campaigns)
-    blocked = Campaign.blocked_annotators.through.objects.filter(annotator_id=OuterRef("pk"),
-                                                                  campaign_id__in=campaigns)
-    return Annotator.objects.filter(Exists(worked) | Exists(blocked))
-
-
-class CampaignFilter(admin.SimpleListFilter):
-    """By campaign, offering only the user's campaigns (the same query parameter as Django's own filter)."""
-
-    title = "campaign"
-    parameter_name = "campaign__id__exact"
-
-    def lookups(self, request, model_admin):
-        return [(c.pk, c.name) for c in Campaign.objects.visible_to(request.user).only("name").order_by("-created_at")]
-
-    def queryset(self, request, queryset):
-        return queryset.filter(campaign_id=self.value()) if self.value() else queryset
-
-
-class InVisibleCampaigns(admin.ModelAdmin):
-    """What campaigns hold: the rows of the user's campaigns only, and only those campaigns (and their rows) to
-    pick from in a form."""
-
-    list_filter = [CampaignFilter]
-
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        if is_superuser(request.user):
-            return queryset
-        return queryset.filter(campaign_id__in=Campaign.objects.visible_to(request.user).values("pk"))
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        model = db_field.related_model
-        if not is_superuser(request.user):
-            campaigns = Campaign.objects.visible_to(request.user).values("pk")
-            if model is Campaign:
-                kwargs["queryset"] = Campaign.objects.filter(pk__in=campaigns)
-            elif any(field.name == "campaign" for field in model._meta.fields):
-                kwargs["queryset"] = model._default_manager.filter(campaign_id__in=campaigns)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-@admin.register(Document)
-class DocumentAdmin(InVisibleCampaigns):
-    list_display = ["doc_id", "campaign", "position"]
-
-
-@admin.register(Segment)
-class SegmentAdmin(InVisibleCampaigns):
-    list_display = ["document", "seg_id", "campaign"]
-    list_select_related = ["document", "campaign"]
-
-
-@admin.register(System)
-class SystemAdmin(InVisibleCampaigns):
-    list_display = ["name", "campaign"]
-
-
-class HitItemInline(admin.TabularInline):
-    model = HitItem
-    fields = ["position", "set_index", "item_type", "segment", "output", "text", "partner_position"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Hit)
-class HitAdmin(InVisibleCampaigns):
-    list_display = ["number", "campaign", "size"]
-    inlines = [HitItemInline]
-
-
-@admin.register(Annotator)
-class AnnotatorAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "source", "native_language", "country", "created_at"]
-    search_fields = ["external_id", "user__username"]
-
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        return queryset if is_superuser(request.user) else queryset.filter(pk__in=visible_annotators(request.user))
-
-
-@admin.register(Assignment)
-class AssignmentAdmin(InVisibleCampaigns):
-    list_display = ["annotator", "campaign", "hit", "status", "position", "started_at", "completed_at"]
-    list_filter = [CampaignFilter, "status"]
-    search_fields = ["annotator__external_id", "annotator__user__username"]
-    actions = ["block_workers"]
-
-    @admin.action(description="Block these workers from these campaigns")
-    def block_workers(self, request, queryset):
-        pairs = {(a.campaign, a.annotator) for a in queryset.select_related("campaign", "annotator")}
-        for campaign, annotator in pairs:
-            assigning.block(campaign, annotator)
-        messages.success(request, f"Blocked {len(pairs)} worker(s); their unfinished HITs were ended.")
-    exclude = ["token"]
-    readonly_fields = ["campaign", "hit", "annotator", "position", "last_item_id", "item_served_at", "started_at",
-                       "last_activity_at", "completed_at", "completion_code"]
-
-
-@admin.register(Judgment)
-class JudgmentAdmin(InVisibleCampaigns):
-    list_display = ["annotator", "campaign", "item", "score", "choice", "seconds", "created_at"]
-    list_select_related = ["annotator", "campaign", "item"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -1,0 +1,130 @@
+"""What the campaign page shows beside its settings: links, the statistical conventions in force, capacity, size
+warnings and the preview's text blocks (annotation/admin/campaigns.py)."""
+
+from django.db.models import Count, Exists, OuterRef
+from django.urls import NoReverseMatch, reverse
+
+from ..models import (
+    Annotator,
+    Assignment,
+    Campaign,
+    HitItem,
+    ItemType,
+)
+from ..ownership import is_superuser
+from ..services.campaign_import import (
+    ReliabilityCapacity,
+    reliability_capacity,
+)
+
+#: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first.
+SHOWN = (("reference", "", True), ("source", "", True), ("candidate", "", False), ("A", "A", False),
+         ("B", "B", False))
+
+
+def _url(name: str, fallback: str, **kwargs) -> str:
+    """A route of another app by name, or its documented path if that app is not installed here."""
+    try:
+        return reverse(name, kwargs=kwargs)
+    except NoReverseMatch:
+        return fallback
+
+
+def campaign_links(request, campaign: Campaign) -> dict:
+    """The annotators' (crowd) link, absolute as the API's `crowd_link`, the results page and the API detail."""
+    crowd = reverse("annotation:crowd-start", args=[campaign.slug]) + "?worker_id="
+    return {
+        "crowd": None if campaign.analysis_only else request.build_absolute_uri(crowd),
+        "results": _url("results:campaign", f"/results/{campaign.slug}/", slug=campaign.slug),
+        "api": _url("campaign-detail", f"/api/campaigns/{campaign.slug}/", slug=campaign.slug),
+        "settings": _url("campaign-settings-file", f"/api/campaigns/{campaign.slug}/settings/", slug=campaign.slug)
+        + "?format=json",
+    }
+
+
+def capacity_of(campaign: Campaign) -> ReliabilityCapacity | None:
+    """The stored campaign's quality-control capacity (see `reliability_capacity`), from its HITs' bad references."""
+    per_hit = (HitItem.objects.filter(hit__campaign=campaign, item_type=ItemType.BAD_REF)
+               .values("hit_id").annotate(n=Count("pk")).order_by().values_list("n", flat=True))
+    pairs = list(per_hit)
+    hits = campaign.hits.count()
+    if len(pairs) < hits:  # a HIT without bad references
+        pairs += [0] * (hits - len(pairs))
+    return reliability_capacity(campaign.protocol_spec, qc_test=campaign.qc_test, qc_threshold=campaign.qc_threshold,
+                                options=campaign.options or {}, bad_pairs_per_hit=pairs,
+                                in_study=campaign.study_id is not None)
+
+
+#: The statistical conventions the preview states, by option name: label. Each is shown when the campaign's protocol
+#: declares that option (`option_fields`), so every family states the conventions that apply to it, from the one
+#: declaration of options (stored at import, defaults resolved).
+CONVENTIONS = (("statistics_preset", "preset"), ("qc_test", "test"), ("qc_threshold", "α"),
+               ("threshold_rule", "rule"), ("reliability_scope", "scope"), ("cluster_rule", "clusters"),
+               ("significance_test", "significance"), ("min_items", "min items"), ("min_gold", "min gold"),
+               ("min_gold_accuracy", "gold accuracy"), ("max_spam_miss_rate", "max spam missed"),
+               ("vote_threshold", "vote threshold"), ("flag_threshold", "flag threshold"), ("gate", "gate"))
+RULE_TEXT = {"lt": "reliable when p < α", "le": "reliable when p ≤ α"}
+
+
+def option_value(campaign: Campaign, option):
+    """The value an option stored at import: a Campaign field or a (possibly nested) key of `options`."""
+    key = option.key or option.name
+    if option.target == "campaign":
+        return getattr(campaign, key, None)
+    value = campaign.options or {}
+    for part in (key,) if isinstance(key, str) else key:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def conventions_shown(campaign: Campaign) -> list[tuple[str, str]]:
+    """The campaign's statistical conventions as the preview shows them before Publish: (label, value) for each
+    that its protocol takes (none: the preview says the protocol has no reliability test or clusters)."""
+    taken = {option.name: option for option in campaign.protocol_spec.option_fields()}
+    shown = []
+    for name, label in CONVENTIONS:
+        value = option_value(campaign, taken[name]) if name in taken else None
+        if value is None:
+            continue
+        if name == "threshold_rule":
+            value = RULE_TEXT.get(value, value)
+        elif isinstance(value, bool):
+            value = "on" if value else "off"
+        shown.append((label, f"{value:g}" if isinstance(value, float) else str(value)))
+    return shown
+
+
+def size_warnings_of(campaign: Campaign) -> list[str]:
+    """What the stored HITs do differently from the options (`Protocol.size_warnings`), as at import."""
+    sizes = list(campaign.hits.values_list("size", flat=True))
+    return campaign.protocol_spec.size_warnings(campaign.options or {}, campaign.systems.count(), campaign.hit_size,
+                                                sizes)
+
+
+def preview_systems(protocol, item, options: dict) -> str:
+    """The System column of the preview: the protocol's `preview_systems` (by default the system of the item's
+    output; pairwise: which system is on side A and which on B)."""
+    return protocol.preview_systems(item, options)
+
+
+def text_blocks(shown: dict) -> list[dict]:
+    """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line)."""
+    blocks = []
+    for key, label, gray in SHOWN:
+        value = shown.get(key)
+        if value in (None, "", []):
+            continue
+        lines = [str(line) for line in value] if isinstance(value, (list, tuple)) else [str(value)]
+        blocks.append({"key": key, "label": label, "gray": gray, "lines": lines})
+    return blocks
+
+
+def visible_annotators(user):
+    """Workers seen in the user's campaigns (who worked in one, or are blocked from one); superusers: all."""
+    if is_superuser(user):
+        return Annotator.objects.all()
+    campaigns = Campaign.objects.visible_to(user).values("pk")
+    worked = Assignment.objects.filter(annotator_id=OuterRef("pk"), campaign_id__in=campaigns)
+    blocked = Campaign.blocked_annotators.through.objects.filter(annotator_id=OuterRef("pk"),
+                                                                  campaign_id__in=campaigns)
+    return Annotator.objects.filter(Exists(worked) | Exists(blocked))
