@@ -242,7 +242,7 @@ class Protocol:
 
     def analysis_options(self) -> list[Option]:
         """The options of `option_fields()` that change only the statistics (`ANALYSIS_OPTIONS`): what an imported,
-        analysis-only campaign takes at import and afterwards (docs/api.md#campaign-options)."""
+        analysis-only campaign takes at import and afterwards (docs/api.md#analysis-options)."""
         return [o for o in self.option_fields() if o.name in ANALYSIS_OPTIONS]
 
     def parse_analysis_options(self, raw: Mapping[str, object]) -> ParsedOptions:

@@ -1,4 +1,4 @@
-"""The statistics options of a stored campaign (docs/api.md#campaign-options): set at a judgment import and
+"""The statistics options of a stored campaign (docs/api.md#analysis-options): set at a judgment import and
 changed afterwards (`PATCH /api/campaigns/<slug>/`, the admin), from the protocol's one declaration
 (`Protocol.analysis_options`). A change names every bad option and changes nothing, or is saved whole."""
 from __future__ import annotations
