@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from .admin_options import options_view
 from .import_form import ADMIN_DEFAULTS, CampaignImportForm, KeptUploads
 from .models import (
     Annotator,
@@ -219,6 +220,8 @@ class CampaignAdmin(OwnedAdmin):
             path("<int:pk>/preview/", view(self.preview_view), name="annotation_campaign_preview"),
             path("<int:pk>/status/", view(self.status_view), name="annotation_campaign_status"),
             path("<int:pk>/curate/", view(self.curate_view), name="annotation_campaign_curate"),
+            path("<int:pk>/options/", view(lambda request, pk: options_view(self, request, pk)),
+                 name="annotation_campaign_options"),
         ] + super().get_urls()
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):

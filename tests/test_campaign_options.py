@@ -134,3 +134,21 @@ def test_a_ranking_campaign_takes_include_reference_false_as_a_string(researcher
     assert response.status_code == 200, response.content
     campaign.refresh_from_db()
     assert campaign.options["include_reference"] is False
+
+
+def test_the_admin_changes_the_options_of_a_stored_campaign(researcher, admin_client):
+    campaign = import_judgments(mqm_bytes().splitlines(keepends=True), fmt="mqm-tsv", name="Admin",
+                                owner=researcher).campaign
+    page = admin_client.get(f"/admin/annotation/campaign/{campaign.pk}/options/")
+    assert page.status_code == 200 and 'name="mqm_weights"' in page.content.decode()
+    bad = admin_client.post(f"/admin/annotation/campaign/{campaign.pk}/options/",
+                            {"statistics_preset": "wmt25-esa", "min_items": "many", "mqm_weights": "google"})
+    assert bad.status_code == 200 and "must be" in bad.content.decode()
+    campaign.refresh_from_db()
+    assert "statistics_preset" not in campaign.options
+    good = admin_client.post(f"/admin/annotation/campaign/{campaign.pk}/options/",
+                             {"statistics_preset": "wmt25-esa", "mqm_weights": "score-mqm", "min_items": ""})
+    assert good.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.options["statistics_preset"] == "wmt25-esa" and campaign.options["mqm_weights"] == "score-mqm"
+    assert campaign.qc_test == "wilcoxon"
