@@ -28,6 +28,10 @@ class ResultsSource:
         """Per annotator id, the (mean, sd) that turn their scores into z-scores; empty where there are none."""
         return {}
 
+    def recompute(self, campaign) -> bool:
+        """Queue the campaign's results to be computed again (its options changed); False if it could not be."""
+        return False
+
 
 _installed: list[ResultsSource] = [ResultsSource()]
 

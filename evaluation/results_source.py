@@ -26,3 +26,16 @@ class StoredResults(ResultsSource):
 
     def standardisation(self, campaign) -> dict[int, tuple[float, float]]:
         return z_lookup(campaign)
+
+    def recompute(self, campaign) -> bool:
+        """Queue `compute_campaign_results`; False when the broker cannot be reached (the results stay as they were
+        until the next compute)."""
+        from kombu.exceptions import OperationalError
+
+        from .tasks import compute_campaign_results
+
+        try:
+            compute_campaign_results.apply_async((campaign.pk,), retry=False)
+        except OperationalError:
+            return False
+        return True

@@ -154,7 +154,7 @@ def test_judgments_above_the_threshold_are_imported_by_a_job(api, researcher, sm
         f"r{i % 7},adequacy,document,d{i},{'MT' if i % 3 else 'Human'}," for i in range(200)]
     response = api.post("/api/campaigns/import-judgments/", {
         "file": upload(lines, "j.csv"), "format": "pairwise-csv", "name": "External", "systems": "MT,Human",
-        "study": "WMT external"}, format="multipart")
+        "study": "WMT external", "max_spam_miss_rate": "0.25"}, format="multipart")
     status = wait_for_job(api, accepted(response))
     assert status["status"] == "done" and status["kind"] == "judgments"
     assert status["result"] == {"campaign": "external", "judgments": 200}
@@ -162,6 +162,7 @@ def test_judgments_above_the_threshold_are_imported_by_a_job(api, researcher, sm
     campaign = Campaign.objects.get(slug="external")
     assert campaign.owner == researcher and campaign.study.name == "WMT external"
     assert Judgment.objects.filter(campaign=campaign).count() == 200
+    assert campaign.options["max_spam_miss_rate"] == 0.25  # a statistics option reaches the job (defect 7)
 
 
 def test_a_job_is_seen_by_its_researcher_only(api, small_threshold, client):

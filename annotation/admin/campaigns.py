@@ -38,6 +38,7 @@ from .campaign_page import (
     text_blocks,
     visible_annotators,
 )
+from .options_page import options_view
 
 
 class OwnedAdmin(admin.ModelAdmin):
@@ -108,6 +109,8 @@ class CampaignAdmin(OwnedAdmin):
             path("<int:pk>/preview/", view(self.preview_view), name="annotation_campaign_preview"),
             path("<int:pk>/status/", view(self.status_view), name="annotation_campaign_status"),
             path("<int:pk>/curate/", view(self.curate_view), name="annotation_campaign_curate"),
+            path("<int:pk>/options/", view(lambda request, pk: options_view(self, request, pk)),
+                 name="annotation_campaign_options"),
         ] + super().get_urls()
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):

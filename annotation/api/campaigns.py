@@ -14,13 +14,15 @@ from rest_framework.response import Response
 from ..extensions import results_source
 from ..models import Annotator, Campaign
 from ..permissions import CAN_SHARE, CAN_USE, ExplainsDenials
+from ..protocols.options import OptionError
 from ..services import assignment as assigning
+from ..services.campaign_options import apply_options, parse_change, stored_values
 from ..services.export import EXPORT_FORMATS, as_csv, as_json, columns_for, export_format_problem, judgment_rows
 from ..services.lifecycle import set_status
 from ..services.progress import campaign_counts
 from .imports import ImportActions
 from .responses import bad_request
-from .serializers import CampaignSerializer, ShareChange, StatusChange, WorkerRef
+from .serializers import CampaignSerializer, OptionsChange, ShareChange, StatusChange, WorkerRef
 
 
 def sharing(campaign) -> dict:
@@ -65,6 +67,31 @@ class VisibleCampaigns(ExplainsDenials, viewsets.GenericViewSet):
 class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModelMixin, VisibleCampaigns):
     """Campaigns with their settings, progress counts and results: those the user owns or that are shared with
     them (superusers: all); any other campaign is not found (annotation/ownership.py)."""
+
+    def get_parsers(self):
+        if getattr(self, "action", None) == "partial_update" or self.request is not None and \
+                self.request.method == "PATCH":
+            return [JSONParser()]
+        return super().get_parsers()
+
+    @extend_schema(request=OptionsChange, responses=OpenApiTypes.OBJECT)
+    def partial_update(self, request, slug=None):
+        """Change the campaign's statistics options (`Protocol.analysis_options`: preset, test, weights, …) and
+        queue a recompute: `{"options": {...}}`. A bad option is a 400 naming it, and nothing changes."""
+        campaign = self.get_object()
+        form = OptionsChange(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            parsed = parse_change(campaign, form.validated_data["options"])
+        except OptionError as exc:
+            detail: dict[str, list[str]] = {}
+            for name, reason in exc.errors:
+                detail.setdefault(name, []).append(reason)
+            return Response({"options": detail}, status=400)
+        changed = apply_options(campaign, parsed)
+        queued = results_source().recompute(campaign) if changed else False
+        return Response({"campaign": campaign.slug, "options": stored_values(campaign), "changed": changed,
+                         "recompute_queued": queued})
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"], url_path="build-stages")

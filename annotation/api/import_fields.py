@@ -89,3 +89,31 @@ def parse_raw(protocol: str, raw: dict) -> ParsedOptions:
 def parse_submitted(protocol: str, attrs: dict, submitted) -> ParsedOptions:
     """The options the client sent (not the schema defaults DRF fills in), parsed for `protocol`."""
     return parse_raw(protocol, submitted_options(attrs, submitted))
+
+
+def analysis_option_fields() -> dict[str, serializers.Field]:
+    """One field per statistics option of any protocol (`Protocol.analysis_options`), without schema defaults."""
+    every = [p.name for p in all_protocols()]
+    fields = {}
+    for option, protocols in union(all_protocols(), analysis=True):
+        field = option_field(option, protocols, every)
+        field.default = serializers.empty
+        fields[option.name] = field
+    return fields
+
+
+def check_analysis(attrs: dict, submitted) -> dict:
+    """The statistics options the client sent, each checked against its declaration; a 400 names each bad one."""
+    declared = {option.name: option for option, _ in union(all_protocols(), analysis=True)}
+    given = {name: attrs.get(name) for name in declared if name in submitted}
+    errors = {}
+    for name, value in given.items():
+        if value is None or isinstance(value, str) and not value.strip():
+            continue
+        try:
+            declared[name].parse(value)
+        except ValueError as exc:
+            errors[name] = [str(exc)]
+    if errors:
+        raise serializers.ValidationError(errors)
+    return given

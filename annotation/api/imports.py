@@ -113,6 +113,8 @@ class ImportActions:
         if data.get("systems"):
             options["systems"] = [s.strip() for s in data["systems"].split(",") if s.strip()]
         options.update({name: data[name] for name in FORMAT_TEXT_OPTIONS if data.get(name)})
+        if data.get("analysis"):
+            options["analysis"] = data["analysis"]
         if import_jobs.is_large(data["file"].size):
             job = import_jobs.start("judgments", data["file"], {
                 "name": data["name"], "format": data["format"], "options": options}, request.user)

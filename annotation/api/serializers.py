@@ -116,6 +116,22 @@ class JudgmentImportSerializer(serializers.Serializer):
         self.fields["format"].choices = sorted(JUDGMENT_FORMATS)
         for name, text in FORMAT_TEXT_OPTIONS.items():
             self.fields[name] = serializers.CharField(required=False, max_length=200, help_text=text)
+        from .import_fields import analysis_option_fields
+
+        self.fields.update(analysis_option_fields())
+
+    def validate(self, attrs):
+        """The statistics options sent, checked by their declaration (the protocol's own check follows the file)."""
+        from .import_fields import check_analysis
+
+        attrs["analysis"] = check_analysis(attrs, self.initial_data)
+        return attrs
+
+
+class OptionsChange(serializers.Serializer):
+    """`PATCH /api/campaigns/<slug>/`: the statistics options to change, by name (null: back to the default)."""
+
+    options = serializers.DictField(allow_empty=False)
 
 
 class StatusChange(serializers.Serializer):

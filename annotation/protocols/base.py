@@ -197,6 +197,13 @@ EXCLUDE_OWN_WORK = Option(
     target="options")
 
 
+#: The import options that change only how judgments are analysed, not how they are collected: the ones an
+#: imported (analysis-only) campaign takes, by the names its protocol declares them under.
+ANALYSIS_OPTIONS = frozenset({"statistics_preset", "qc_test", "qc_threshold", "threshold_rule", "reliability_scope",
+                              "cluster_rule", "significance_test", "min_items", "mqm_weights",
+                              "reference_as_system", "include_reference", "max_spam_miss_rate"})
+
+
 @dataclass(frozen=True)
 class Screen:
     """A protocol's rating screen (its screen role): the template the HIT page includes and the static scripts it
@@ -232,6 +239,15 @@ class Protocol:
     def option_fields(self) -> list[Option]:
         """Every import option this protocol takes; the admin form, the API and the CLI are built from these."""
         return [*COMMON_OPTIONS, *self.own_options]
+
+    def analysis_options(self) -> list[Option]:
+        """The options of `option_fields()` that change only the statistics (`ANALYSIS_OPTIONS`): what an imported,
+        analysis-only campaign takes at import and afterwards (docs/api.md#analysis-options)."""
+        return [o for o in self.option_fields() if o.name in ANALYSIS_OPTIONS]
+
+    def parse_analysis_options(self, raw: Mapping[str, object]) -> ParsedOptions:
+        """`raw` validated against `analysis_options()`; raises `OptionError` naming every bad or foreign one."""
+        return opts.parse(self.name, self.analysis_options(), raw)
 
     def check_parsed(self, values: dict) -> list[tuple[str, str]]:
         """Problems between parsed option values, as (field name, reason); empty when fine. A field that failed

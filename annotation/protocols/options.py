@@ -329,12 +329,13 @@ def help_text(option: Option, protocols: Sequence[str], every: Sequence[str], de
     return " ".join(part for part in parts if part)
 
 
-def union(protocols) -> list[tuple[Option, list[str]]]:
+def union(protocols, *, analysis: bool = False) -> list[tuple[Option, list[str]]]:
     """Every option of `protocols` (objects with `name` and `option_fields()`), each once, with the
-    names of the protocols that take it; an option two protocols declare differently is an error."""
+    names of the protocols that take it; an option two protocols declare differently is an error.
+    `analysis`: only their statistics options (`analysis_options()`, what imported campaigns take)."""
     found: dict[str, tuple[Option, list[str]]] = {}
     for protocol in protocols:
-        for option in protocol.option_fields():
+        for option in (protocol.analysis_options() if analysis else protocol.option_fields()):
             if option.name in found and found[option.name][0] != option:
                 raise ValueError(f"option {option.name!r} is declared differently by two protocols")
             found.setdefault(option.name, (option, []))[1].append(protocol.name)

@@ -19,7 +19,8 @@ from ..building.campaign_files import CampaignFileError
 from ..building.judgment_files import JudgmentFormat, JudgmentImportResult
 from ..building.shared_options import RELIABILITY_OPTIONS
 from ..protocols import UnknownProtocol, declared_objects, get_protocol
-from ..protocols.options import parse
+from ..protocols.options import OptionError, is_blank, parse
+from .campaign_options import apply_options, parse_change
 
 #: The reliability statistics' options, whose defaults follow the statistics preset.
 RELIABILITY_NAMES = {o.name for o in RELIABILITY_OPTIONS}
@@ -51,9 +52,10 @@ FORMAT_TEXT_OPTIONS: Mapping = LiveMapping(format_text_options)
 
 
 def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study: str | None = None, owner=None,
-                     **format_options) -> JudgmentImportResult:
+                     analysis: Mapping[str, object] | None = None, **format_options) -> JudgmentImportResult:
     """Validate a file of external judgments and store it as an analysis-only campaign (in `study`, if named),
-    owned by `owner` (a user, or None), who also owns the study when this import creates it."""
+    owned by `owner` (a user, or None), who also owns the study when this import creates it. `analysis`: raw
+    values of the protocol's statistics options (`Protocol.analysis_options`); a bad one refuses the import."""
     parser = JUDGMENT_FORMATS.get(fmt)
     if parser is None:
         raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
@@ -68,11 +70,18 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
         get_protocol(parsed.protocol)
     except UnknownProtocol as exc:
         raise CampaignFileError([(0, str(exc))]) from None
+    analysis = {k: v for k, v in (analysis or {}).items() if not is_blank(v)}
+    try:
+        get_protocol(parsed.protocol).parse_analysis_options(analysis)
+    except OptionError as exc:
+        raise CampaignFileError([(0, f"{option}: {reason}") for option, reason in exc.errors]) from None
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
     with transaction.atomic():
         result = parsed.store(name.strip(), study, owner)
         _preset_reliability(result.campaign)
+        if analysis:
+            apply_options(result.campaign, parse_change(result.campaign, analysis))
     result.warnings = list(parsed.warnings)
     return result
 

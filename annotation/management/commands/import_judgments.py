@@ -1,9 +1,11 @@
 """`manage.py import_judgments FILE --format FORMAT --name NAME [--systems A,B] [--rows TYPE] [--pair PAIR]
-[--study STUDY] [--owner USERNAME]` (docs/api.md)."""
+[--study STUDY] [--owner USERNAME] [--statistics-preset …, the statistics options] (docs/api.md)."""
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.protocols import all_protocols
+from annotation.protocols.options import help_text, union
 from annotation.services.campaign_import import CampaignFileError
 from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, JUDGMENT_FORMATS, import_judgments
 
@@ -27,6 +29,9 @@ class Command(BaseCommand):
                                             "shared with them, else a new one of theirs): workers' "
                                             "reliability is tested over all of its campaigns.")
         parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)
+        for option, protocols in union(all_protocols(), analysis=True):  # the statistics options, as at import
+            parser.add_argument(option.flag, dest=f"analysis_{option.name}", metavar=option.kind.upper(),
+                                help=help_text(option, protocols, [p.name for p in all_protocols()]))
 
     def handle(self, *args, **opts):
         owner = owner_named(opts["owner"])
@@ -36,6 +41,8 @@ class Command(BaseCommand):
         if opts["systems"]:
             options["systems"] = [s.strip() for s in opts["systems"].split(",") if s.strip()]
         options.update({name: opts[name] for name in FORMAT_TEXT_OPTIONS if opts[name] is not None})
+        options["analysis"] = {name[len("analysis_"):]: value for name, value in opts.items()
+                               if name.startswith("analysis_") and value is not None}
         try:
             with open(opts["file"], "rb") as handle:
                 result = import_judgments(handle, fmt=opts["format"], name=opts["name"], owner=owner, **options)

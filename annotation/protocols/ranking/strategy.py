@@ -37,6 +37,8 @@ RANKING_OPTIONS = (
            minimum=1, maximum=1000, target="options"),
     Option("min_gold_accuracy", "float", DEFAULT_MIN_GOLD_ACCURACY, "Share of gold units a trusted worker ranked "
            "right.", minimum=0.0, maximum=1.0, target="options"),
+    Option("include_reference", "bool", None, "Count the human reference (_ref) among the ranked systems in the "
+           "results (docs/methods.md §8).", target="options", default_text="yes"),
     *GATE_OPTIONS,
 )
 

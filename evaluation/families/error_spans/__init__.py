@@ -22,7 +22,8 @@ class ErrorSpansFamily(Family):
     sections = (("systems", "System scores"), ("errors", "Errors by category"), ("domains", "Per domain"),
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
                 ("document", "One document"))
-    endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability")
+    endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability",
+                 "segments")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -34,6 +35,11 @@ class ErrorSpansFamily(Family):
 
     def breakdown(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "breakdown")}
+
+    def segments(self, campaign, params):
+        """Per (system, segment): the item score the system table is built from (MQM: minus the weighted errors,
+        averaged over the segment's judges)."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "segments")}
 
     def domains(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "domains")}
@@ -93,6 +99,7 @@ class ErrorSpansFamily(Family):
                 Table("significance", stored("significance", SIGNIFICANCE)),
                 Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
                 Table("perturbation", stored("perturbation", PERTURBATION)),
+                Table("segments", stored("segments", SEGMENTS)),
                 Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table)]
 
 
@@ -102,6 +109,7 @@ SYSTEMS = ("system", "score", "score_name", "n", "observations", "rank", "rank_r
 SIGNIFICANCE = ("system", "opponent", "p_value", "shared_items", "method")
 BREAKDOWN = ("system", "category", "severity", "errors", "per_judgment")
 DOMAINS = ("system", "domain", "score", "score_name")
+SEGMENTS = ("system", "doc_id", "seg_id", "score", "score_name")
 PERTURBATION = ("worker", "pairs", "p_value", "reliable", "major_on_perturbed")
 AGREEMENT = ("measure", "value", "n")
 

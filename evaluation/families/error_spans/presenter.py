@@ -53,6 +53,10 @@ def document_view(campaign, doc_id: str, system: str) -> dict:
                                                  "target": j.item.output.text, "judges": []})
         entry["judges"].append({"worker": j.annotator.label, "score": j.score, "spans": j.spans or [],
                                 "pieces": pieces(j.item.output.text, j.spans or [])})
+    scored = {r["seg_id"]: r["score"] for r in stored_rows(campaign, "segments")
+              if r["system"] == system and r["doc_id"] == doc_id}
+    for entry in segments.values():  # the item score the system table is built from (MQM: not stored per judgment)
+        entry["score"] = scored.get(entry["seg_id"])
     return {"document": doc_id, "system": system, "domain": document.domain, "segments": list(segments.values())}
 
 

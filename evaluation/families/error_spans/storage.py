@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 from django.db.models import Count, Max
 
-from annotation.models import Annotator, Campaign, Document, Judgment, System
+from annotation.models import Annotator, Campaign, Document, Judgment, Segment, System
 
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
@@ -78,6 +78,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                      "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
                     if np.isfinite(result.domain_scores[i, d])],
         "breakdown": breakdown_rows(names, obs, counted, counts),
+        "segments": segment_rows(names, result, kind),
         "perturbation": [{"worker": labels.get(int(aid), ""), "pairs": int(result.worker_pairs[w]),
                           "p_value": finite(result.worker_p[w]), "reliable": bool(result.worker_reliable[w]),
                           "major_on_perturbed": finite(result.worker_major_on_perturbed[w])}
@@ -120,6 +121,17 @@ def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict
             "cluster": int(c.cluster[i]) if ranked and c.cluster[i] > 0 else None,
             "mean_score": finite(result.mean_score[i]), "ranked": ranked})
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["system"]))
+
+
+def segment_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict]:
+    """Per item (system, segment): the score the system table is built from (ESA mean or MQM score, averaged over
+    the item's counted judgments), with the segment's document and number."""
+    where = {pk: (doc, seg) for pk, doc, seg in Segment.objects.filter(pk__in=np.unique(result.item_segment).tolist())
+             .values_list("pk", "document__doc_id", "seg_id")}
+    rows = [{"system": names[int(sys)], "doc_id": where.get(int(seg), ("", None))[0],
+             "seg_id": where.get(int(seg), ("", None))[1], "score": finite(score), "score_name": kind}
+            for sys, seg, score in zip(result.item_system, result.item_segment, result.item_score, strict=True)]
+    return sorted(rows, key=lambda r: (r["system"], r["doc_id"], r["seg_id"] if r["seg_id"] is not None else -1))
 
 
 def significance_rows(names: list[str], result: SpanAnalysis) -> list[dict]:
