@@ -23,3 +23,21 @@ def test_a_never_computed_campaign_has_no_sentence_with_missing_numbers(protocol
     assert "No results computed yet" in text
     holes = [text[max(0, m.start() - 60):m.end() + 20] for m in HOLES.finditer(text)]
     assert holes == [], holes
+
+
+@pytest.mark.parametrize("protocol", sample_names())
+def test_every_download_of_a_never_computed_campaign_has_its_header(protocol, admin_client):
+    """Before any computation each CSV the page offers downloads its header line (a spreadsheet shows the columns),
+    never an empty file or a bare line break."""
+    campaign = load_sample(protocol)
+    page = admin_client.get(f"/results/{campaign.slug}/").content.decode()
+    links = sorted(set(re.findall(rf'href="(/results/{re.escape(campaign.slug)}/[a-z_]+\.csv)"', page)))
+    assert links
+    empty = []
+    for link in links:
+        response = admin_client.get(link)
+        assert response.status_code == 200, link
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        if not body.decode("utf-8-sig").strip():
+            empty.append(link)
+    assert empty == []

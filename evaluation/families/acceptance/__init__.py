@@ -80,6 +80,11 @@ def compute_acceptance(campaign: Campaign) -> CampaignResults | None:
         tables={"systems": rows, "agreement": agreement_rows})
 
 
+#: The downloads' headers before any results (the stored rows' keys, in order).
+SYSTEM_COLUMNS = ("system", "score", "score_name", "n", "rank", "rank_range", "cluster", "low", "high",
+                  *(f"code_{c}" for c in range(1, MAX_CODE + 1)))
+AGREEMENT_COLUMNS = ("kind", "comparisons", "agreements", "p_agree", "p_expected", "kappa")
+
 class AcceptanceFamily(Family):
     name = "acceptance"
     label = "Constituent acceptance"
@@ -98,7 +103,8 @@ class AcceptanceFamily(Family):
                 "agreement": stored_rows(campaign, "agreement")}
 
     def tables(self):
-        return [Table("systems", self.stored_table("systems")), Table("agreement", self.stored_table("agreement"))]
+        return [Table("systems", self.stored_table("systems", SYSTEM_COLUMNS)),
+                Table("agreement", self.stored_table("agreement", AGREEMENT_COLUMNS))]
 
 
 #: The family object `settings.MTEVAL_RESULT_FAMILIES` names.
