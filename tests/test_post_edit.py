@@ -7,6 +7,7 @@ import random
 import threading
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
@@ -165,6 +166,12 @@ def test_a_post_edit_campaign_from_edits_to_hter(django_capture_on_commit_callba
     assert not workers["vandal1"].reliable
     # the verify stage's results are its task's
     assert family_of(stage).systems(stage, {})["results"] == family_of(campaign).systems(campaign, {})["results"]
+    # the page says that only finished HITs' edits count
+    admin = get_user_model().objects.create_superuser("pe-admin", password="pw")
+    client = Client()
+    client.force_login(admin)
+    page = client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "outputs edited in finished HITs (an edit counts once its editor finishes the HIT" in page
 
 
 def test_stage_campaigns_cannot_be_imported_on_their_own():
