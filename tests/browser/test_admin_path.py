@@ -261,3 +261,25 @@ def test_the_pairwise_preview_says_which_system_is_on_each_side(live_server, des
     page.mouse.move(0, 0)
     page.screenshot(path=str(DOCS / "admin-pairwise-preview.png"))
     assert page.js_errors == []
+
+
+def test_with_no_protocol_chosen_every_option_row_shows(live_server, desktop, lead):
+    """The protocol may come from a settings file: with none chosen, the form shows every option row (each one's
+    help says which protocols use it), so options can be set beside the file; choosing a protocol narrows them."""
+    page, base = desktop, live_server.url
+    _login(page, base)
+    page.goto(f"{base}/admin/annotation/campaign/import/")
+    assert page.input_value("#id_protocol") == ""
+    rows = page.locator("#campaign-import [data-protocols]")
+    total = rows.count()
+    assert total > 10
+    hidden = page.eval_on_selector_all("#campaign-import [data-protocols]",
+                                       "rows => rows.filter(r => r.style.display === 'none').length")
+    assert hidden == 0
+    expect(page.locator("#id_screen_size")).to_be_enabled()
+    page.select_option("#id_protocol", "adequacy")
+    hidden = page.eval_on_selector_all("#campaign-import [data-protocols]",
+                                       "rows => rows.filter(r => r.style.display === 'none').length")
+    assert 0 < hidden < total
+    expect(page.locator("#id_screen_size")).to_be_disabled()
+    assert page.js_errors == []
