@@ -110,3 +110,10 @@ def test_api_answers_with_every_campaign_made(api):
                                                              "name": "One", "pair": "News German-English"},
                         format="multipart")
     assert response.status_code == 201 and "campaigns" not in response.json()
+
+
+def test_wmt13_language_names_become_codes_and_name_the_pair():
+    header = "srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Id,system2Id,system1rank,system2rank"
+    rows = ["Czech,English,1,d,1,j1,cu,uedin,1,2", "German,English,1,d,1,j2,kit,uedin,2,1"]
+    parsed = parse_wmt_rank(lines(rows, header), pair="Czech-English")
+    assert (parsed.source_language, parsed.target_language, len(parsed.rows)) == ("cs", "en", 1)

@@ -121,7 +121,10 @@ def _task(task: str, judged: list[JudgmentRow], layout: str, row_type: str, lang
     for row in judged:
         for candidate in row.payload["candidates"]:
             candidate["system"] = index[candidate["name"]]
-    source, target = languages if any(languages) else task_languages(task)
+    if any(languages):  # WMT10–16 name them ("Czech", "English" in the published files): their codes
+        source, target = (LANGUAGE_CODES.get(lang.lower(), lang) for lang in languages)
+    else:
+        source, target = task_languages(task)
     options = {"layout": layout, "rows": row_type, "pair": task}
     warnings = [lines_warning("TIME is neither seconds nor [H:]MM:SS and enters no figure: stored as missing",
                               unread)] if unread else []
@@ -129,9 +132,11 @@ def _task(task: str, judged: list[JudgmentRow], layout: str, row_type: str, lang
                            target_language=target[:16], options=options, warnings=warnings)
 
 
-#: The language names WMT08/09 TASKs use ("News German-English"), and their ISO 639-1 codes.
+#: The language names WMT's files use (WMT08/09 TASK "News German-English", WMT10–16 srclang "Czech"), and their
+#: ISO 639-1 codes.
 LANGUAGE_CODES = {"czech": "cs", "english": "en", "french": "fr", "german": "de", "hungarian": "hu",
-                  "spanish": "es", "italian": "it"}
+                  "spanish": "es", "italian": "it", "russian": "ru", "hindi": "hi", "finnish": "fi",
+                  "romanian": "ro", "turkish": "tr"}
 _TASK_PAIR = re.compile(r"([A-Za-z]+)-([A-Za-z]+)\s*$")
 
 
@@ -173,7 +178,6 @@ def _splitter(separator: str):
 class _Layout(abc.ABC):
     name = ""
     header = True
-    pair_name = "language pair"
     languages = ("", "")
 
     def __init__(self, separator: str):
@@ -231,7 +235,6 @@ class _Wmt08Named(_Layout):
     SCORE_k_B (optional) from k = 0, found by name; other columns are ignored."""
 
     name = "wmt08-09"
-    pair_name = "TASK"
 
     def __init__(self, header: list[str], separator: str):
         super().__init__(separator)
@@ -270,7 +273,6 @@ class _Wmt08Positional(_Layout):
     """WMT08/09 without a header: TYPE located on the first line (see the module's docstring)."""
 
     header = False
-    pair_name = "TASK"
 
     def __init__(self, first: list[str], separator: str):
         super().__init__(separator)
