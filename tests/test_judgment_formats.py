@@ -61,7 +61,8 @@ def test_the_shipped_formats_come_from_their_packages_in_order():
         assert {type(get_protocol(name)).__module__.rsplit(".", 1)[0] for name in fmt.protocols} == {package}
     assert dict(FORMAT_TEXT_OPTIONS) == {
         "rows": "wmt-rank: the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT.",
-        "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several; "
+        "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several "
+                "(default: every one, a campaign each); "
                 "mqm-tsv, esa-jsonl: the campaign's languages as source-target, e.g. en-de.",
     }
 

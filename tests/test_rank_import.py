@@ -159,10 +159,9 @@ def test_wmt09_tab_separated_with_extra_columns():
     assert [(r.worker, r.segment, r.seconds, r.ranks) for r in named.rows] == [("j9", 3, None, {"1": 1, "2": 1})]
 
 
-def test_a_file_of_several_language_pairs_needs_the_pair_option():
+def test_a_file_of_several_language_pairs_gives_one_parse_each_or_the_pair_chosen():
     rows = [*WMT13_ROWS, "deu,eng,1,-1,1,judge4,-1,uedin,-1,kit,-1,blank,-1,blank,-1,blank,1,2,-1,-1,-1"]
-    with pytest.raises(CampaignFileError, match="several language pairs \\(cze-eng, deu-eng\\)"):
-        parse_wmt_rank(lines(WMT13_HEADER, rows))
+    assert [p.options["pair"] for p in parse_wmt_rank(lines(WMT13_HEADER, rows))] == ["cze-eng", "deu-eng"]
     parsed = parse_wmt_rank(lines(WMT13_HEADER, rows), pair="deu-eng")
     assert [r.worker for r in parsed.rows] == ["judge4"] and parsed.source_language == "deu"
     assert [c["system"] for c in parsed.rows[0].payload["candidates"]] == [1, 0]  # kit, uedin among this pair's

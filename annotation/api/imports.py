@@ -19,7 +19,7 @@ from ..models import ImportJob
 from ..services import import_jobs
 from ..services.campaign_import import CampaignFileError, import_campaign
 from ..services.campaign_settings import export_settings
-from ..services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments
+from ..services.judgment_import import FORMAT_TEXT_OPTIONS, import_judgments, imported_answer
 from .responses import queue_unavailable
 from .serializers import CampaignImportSerializer, JudgmentImportSerializer
 
@@ -124,8 +124,7 @@ class ImportActions:
                                       **options)
         except CampaignFileError as exc:
             return file_error_response(exc)
-        return Response({"campaign": result.campaign.slug, "judgments": result.judgments,
-                         **({"warnings": result.warnings} if result.warnings else {})}, status=status.HTTP_201_CREATED)
+        return Response(imported_answer(result), status=status.HTTP_201_CREATED)
 
 
 class ImportJobView(APIView):

@@ -113,6 +113,8 @@ class JudgmentImportResult:
     judgments: int
     #: The parsed file's warnings (`ParsedJudgments.warnings`), shown by the command and the API.
     warnings: list[str] = field(default_factory=list)
+    #: Every campaign one import made (a multi-task wmt-rank file makes one per task), this one first.
+    campaigns: list[JudgmentImportResult] = field(default_factory=list)
 
 
 def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:

@@ -33,7 +33,7 @@ from ..models import ImportJob
 from ..protocols import get_protocol
 from ..protocols.options import OptionError
 from .campaign_import import MAX_KEPT_ERRORS, CampaignFileError, import_campaign
-from .judgment_import import import_judgments
+from .judgment_import import import_judgments, imported_answer
 
 log = logging.getLogger(__name__)
 
@@ -286,8 +286,7 @@ def _import_judgments(job: ImportJob, progress) -> dict:
     with open(job.upload, "rb") as handle:
         result = import_judgments(_counted(handle, progress), fmt=arguments["format"], name=arguments["name"],
                                   owner=job.created_by, **(arguments.get("options") or {}))
-    return {"campaign": result.campaign.slug, "judgments": result.judgments,
-            **({"warnings": result.warnings} if result.warnings else {})}
+    return imported_answer(result)
 
 
 RUNNERS = {"campaign": _import_campaign, "judgments": _import_judgments}

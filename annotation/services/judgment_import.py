@@ -55,7 +55,9 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
                      analysis: Mapping[str, object] | None = None, **format_options) -> JudgmentImportResult:
     """Validate a file of external judgments and store it as an analysis-only campaign (in `study`, if named),
     owned by `owner` (a user, or None), who also owns the study when this import creates it. `analysis`: raw
-    values of the protocol's statistics options (`Protocol.analysis_options`); a bad one refuses the import."""
+    values of the protocol's statistics options (`Protocol.analysis_options`); a bad one refuses the import. A
+    file of several tasks (wmt-rank without `pair`) is read once and makes one campaign per task, in one
+    transaction: the result is the first's, and `result.campaigns` lists every one (one result a campaign)."""
     parser = JUDGMENT_FORMATS.get(fmt)
     if parser is None:
         raise CampaignFileError([(0, f"unknown format {fmt!r}; one of: {', '.join(JUDGMENT_FORMATS)}")])
@@ -66,24 +68,45 @@ def import_judgments(lines: Iterable[bytes | str], *, fmt: str, name: str, study
     if unknown:
         raise CampaignFileError([(0, f"format {fmt} does not take: {', '.join(unknown)}")])
     parsed = parser(lines, **format_options)
-    try:
-        get_protocol(parsed.protocol)
-    except UnknownProtocol as exc:
-        raise CampaignFileError([(0, str(exc))]) from None
+    tasks = parsed if isinstance(parsed, list) else [parsed]
+    for one in tasks:
+        try:
+            get_protocol(one.protocol)
+        except UnknownProtocol as exc:
+            raise CampaignFileError([(0, str(exc))]) from None
     analysis = {k: v for k, v in (analysis or {}).items() if not is_blank(v)}
     try:
-        get_protocol(parsed.protocol).parse_analysis_options(analysis)
+        for one in tasks:
+            get_protocol(one.protocol).parse_analysis_options(analysis)
     except OptionError as exc:
         raise CampaignFileError([(0, f"{option}: {reason}") for option, reason in exc.errors]) from None
     if study is not None and (not isinstance(study, str) or len(study) > 200 or "\x00" in study):
         raise CampaignFileError([(0, "study: a name of at most 200 characters")])
+    results = []
     with transaction.atomic():
-        result = parsed.store(name.strip(), study, owner)
-        _preset_reliability(result.campaign)
-        if analysis:
-            apply_options(result.campaign, parse_change(result.campaign, analysis))
-    result.warnings = list(parsed.warnings)
-    return result
+        for one in tasks:
+            # a file of several tasks (wmt-rank) makes a campaign each, "NAME TASK", all or none of them
+            title = name.strip() if len(tasks) == 1 else f"{name.strip()} {one.options.get('pair', '')}"[:200]
+            result = one.store(title, study, owner)
+            _preset_reliability(result.campaign)
+            if analysis:
+                apply_options(result.campaign, parse_change(result.campaign, analysis))
+            result.warnings = list(one.warnings)
+            results.append(result)
+    results[0].campaigns = results
+    return results[0]
+
+
+def imported_answer(result: JudgmentImportResult) -> dict:
+    """What the command, the API and a background job answer: {campaign, judgments, warnings?}, and for a file
+    of several tasks `campaigns`, the same for every campaign made (with its task, `pair`)."""
+    def one(r):
+        return {"campaign": r.campaign.slug, "judgments": r.judgments, **({"warnings": r.warnings} if r.warnings
+                                                                             else {})}
+    answer = one(result)
+    if len(result.campaigns) > 1:
+        answer["campaigns"] = [{**one(r), "pair": (r.campaign.options or {}).get("pair")} for r in result.campaigns]
+    return answer
 
 
 def _preset_reliability(campaign) -> None:

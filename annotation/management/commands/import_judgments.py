@@ -7,7 +7,12 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.protocols import all_protocols
 from annotation.protocols.options import help_text, union
 from annotation.services.campaign_import import CampaignFileError
-from annotation.services.judgment_import import FORMAT_TEXT_OPTIONS, JUDGMENT_FORMATS, import_judgments
+from annotation.services.judgment_import import (
+    FORMAT_TEXT_OPTIONS,
+    JUDGMENT_FORMATS,
+    import_judgments,
+    imported_answer,
+)
 
 from .import_campaign import OWNER_HELP, owner_named
 
@@ -50,5 +55,4 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {opts['file']}: {exc.strerror}") from None
         except CampaignFileError as exc:
             raise CommandError(f"refused {opts['file']}: {exc}") from None
-        self.stdout.write(json.dumps({"campaign": result.campaign.slug, "judgments": result.judgments,
-                                      **({"warnings": result.warnings} if result.warnings else {})}))
+        self.stdout.write(json.dumps(imported_answer(result)))

@@ -60,7 +60,8 @@ _DURATION = re.compile(r"(?:(\d{1,4}):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)")
 def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str | None = None) -> ParsedJudgments:
     """Validate a WMT ranking file. `rows`: the WMT08/09 row type imported (RANK, CONSTITUENT or
     CONSTITUENT_ACCEPT; other rows are skipped). `pair`: the language pair (WMT10–16, `srclang-trglang`) or TASK
-    (WMT08/09) imported when the file holds several; a file of several is refused without it."""
+    (WMT08/09) imported when the file holds several; without it, a file of several gives a list, one
+    `ParsedJudgments` per task (sorted by name), read in one pass."""
     row_type = rows.strip().upper() if isinstance(rows, str) else ""
     if row_type not in ROW_TYPES:
         raise CampaignFileError([(0, f"rows: one of {', '.join(ROW_TYPES)}, not {str(rows)[:40]!r}")])
@@ -100,28 +101,58 @@ def parse_wmt_rank(lines: Iterable[bytes | str], rows: str = "RANK", pair: str |
         pair = pair.strip()
         if pair not in pairs:
             raise CampaignFileError([(0, f"pair: {pair[:40]!r} is not in the file; it holds {_listed(pairs)}")])
-        judged = [row for row in judged if row.hit == pair]
-    elif len(pairs) > 1:
-        raise CampaignFileError([(0, f"pair: the file holds several {layout.pair_name}s ({_listed(pairs)}); "
-                                     "import one at a time with the pair option")])
+        pairs = [pair]
     if not judged:
         raise CampaignFileError([(0, f"the file has no {row_type} rows with a ranked output")])
+    by_task: dict[str, list[JudgmentRow]] = {task: [] for task in pairs}
+    for row in judged:
+        if row.hit in by_task:
+            by_task[row.hit].append(row)
+    parsed = [_task(task, rows_of, layout.name, row_type, languages.get(task, ("", "")), unread.get(task))
+              for task, rows_of in by_task.items()]
+    return parsed[0] if len(parsed) == 1 else parsed
+
+
+def _task(task: str, judged: list[JudgmentRow], layout: str, row_type: str, languages: tuple[str, str],
+          unread: list[int] | None) -> ParsedJudgments:
+    """One task's campaign: its systems indexed by name, its languages (a WMT08/09 task's from its name)."""
     names = sorted({c["name"] for row in judged for c in row.payload["candidates"]})
     index = {name: i for i, name in enumerate(names)}
     for row in judged:
         for candidate in row.payload["candidates"]:
             candidate["system"] = index[candidate["name"]]
-    source, target = languages.get(judged[0].hit, ("", ""))
-    options = {"layout": layout.name, "rows": row_type, "pair": judged[0].hit}
+    if any(languages):  # WMT10–16 name them ("Czech", "English" in the published files): their codes
+        source, target = (LANGUAGE_CODES.get(lang.lower(), lang) for lang in languages)
+    else:
+        source, target = task_languages(task)
+    options = {"layout": layout, "rows": row_type, "pair": task}
     warnings = [lines_warning("TIME is neither seconds nor [H:]MM:SS and enters no figure: stored as missing",
-                              unread[judged[0].hit])] if judged[0].hit in unread else []
+                              unread)] if unread else []
     return ParsedJudgments(rows=judged, protocol=ROW_TYPES[row_type], source_language=source[:16],
                            target_language=target[:16], options=options, warnings=warnings)
 
 
-def _listed(values: list[str], most: int = 10) -> str:
-    shown = ", ".join(v[:40] for v in values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
+#: The language names WMT's files use (WMT08/09 TASK "News German-English", WMT10–16 srclang "Czech"), and their
+#: ISO 639-1 codes.
+LANGUAGE_CODES = {"czech": "cs", "english": "en", "french": "fr", "german": "de", "hungarian": "hu",
+                  "spanish": "es", "italian": "it", "russian": "ru", "hindi": "hi", "finnish": "fi",
+                  "romanian": "ro", "turkish": "tr"}
+_TASK_PAIR = re.compile(r"([A-Za-z]+)-([A-Za-z]+)\s*$")
+
+
+def task_languages(task: str) -> tuple[str, str]:
+    """A WMT08/09 TASK's source and target codes from its last word ("News German-English" -> de, en); empty
+    when the name holds no known pair."""
+    found = _TASK_PAIR.search(task)
+    if not found:
+        return "", ""
+    source, target = (LANGUAGE_CODES.get(w.lower()) for w in found.groups())
+    return (source, target) if source and target else ("", "")
+
+
+def _listed(values: list[str]) -> str:
+    """Every task of the file, so the caller can choose any of them."""
+    return ", ".join(v[:40] for v in values)
 
 
 def _layout(first: str, row_type: str) -> _Layout:
@@ -147,7 +178,6 @@ def _splitter(separator: str):
 class _Layout(abc.ABC):
     name = ""
     header = True
-    pair_name = "language pair"
     languages = ("", "")
 
     def __init__(self, separator: str):
@@ -205,7 +235,6 @@ class _Wmt08Named(_Layout):
     SCORE_k_B (optional) from k = 0, found by name; other columns are ignored."""
 
     name = "wmt08-09"
-    pair_name = "TASK"
 
     def __init__(self, header: list[str], separator: str):
         super().__init__(separator)
@@ -244,7 +273,6 @@ class _Wmt08Positional(_Layout):
     """WMT08/09 without a header: TYPE located on the first line (see the module's docstring)."""
 
     header = False
-    pair_name = "TASK"
 
     def __init__(self, first: list[str], separator: str):
         super().__init__(separator)
@@ -371,4 +399,5 @@ def _seconds(text: str) -> float | None:
 #: The ranking protocols' judgment format; `rows` picks the protocol of a WMT08/09 file (ROW_TYPES).
 WMT_RANK = JudgmentFormat("wmt-rank", parse_wmt_rank, listed=1, protocols=tuple(ROW_TYPES.values()), text_options={
     "rows": "the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT",
-    "pair": "the language pair (srclang-trglang) or TASK to import from a file that holds several"})
+    "pair": "the language pair (srclang-trglang) or TASK to import from a file that holds several (default: "
+            "every one, a campaign each)"})
