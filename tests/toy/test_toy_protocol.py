@@ -8,7 +8,6 @@ import io
 import json
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command, load_command_class
 from django.core.management.base import CommandError
 from django.test import Client, override_settings
@@ -16,28 +15,10 @@ from django.test import Client, override_settings
 from annotation.models import Campaign, HitItem, Judgment
 from evaluation.families import get_family
 
-from ..browser.conftest import browser  # noqa: F401  (the session's Chromium, for the browser test)
-from ..browser.screens import open_page, post_of, start_hit
 from ..conftest import post_answer, start
+from .fixtures import TOY_SETTINGS, thumbs_lines
 
 pytestmark = pytest.mark.django_db
-STATEMENT = "Is this a good translation?"  # the protocol's default statement
-TOY_SETTINGS = {"MTEVAL_PROTOCOLS": [*settings.MTEVAL_PROTOCOLS, "tests.toy.protocol.PROTOCOLS"],
-                "MTEVAL_RESULT_FAMILIES": [*settings.MTEVAL_RESULT_FAMILIES, "tests.toy.family.FAMILY"]}
-
-
-def thumbs_lines(n_segments: int = 6, question: object = "Would you publish this?") -> list[bytes]:
-    """A campaign file of `n_segments` segments and two systems; the first segment asks its own question."""
-    lines = []
-    for i in range(n_segments):
-        record = {"doc_id": f"d{i // 3}", "seg_id": i + 1, "source": f"Quelle Nummer {i}.",
-                  "systems": {"sys-good": f"Source number {i}.", "sys-poor": f"Number source {i} the."}}
-        if i == 0 and question is not None:
-            record["thumbs_question"] = question
-        lines.append(json.dumps(record).encode() + b"\n")
-    return lines
-
-
 @pytest.fixture(autouse=True)
 def toy_registered():
     with override_settings(**TOY_SETTINGS):
@@ -158,36 +139,6 @@ def test_results_reach_the_api_the_page_the_downloads_and_the_export(imported, a
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_a_hit_is_rated_in_chromium(browser, live_server, api):  # noqa: F811
-    upload = io.BytesIO(b"".join(thumbs_lines(2)))
-    upload.name = "thumbs.jsonl"
-    response = api.post("/api/campaigns/", {"file": upload, "name": "Toy screen", "protocol": "toy-thumbs",
-                                            "thumbs_per_hit": "4"}, format="multipart")
-    assert response.status_code == 201, response.content
-    campaign = Campaign.objects.get(slug=response.json()["campaign"])
-    with open_page(browser, 1000, 800) as page:
-        start_hit(page, live_server, campaign.slug, "w-browser")
-        for position in range(4):
-            thumb = "up" if position % 2 == 0 else "down"
-            shown = page.locator("#thumbs-candidate").inner_text()
-            stored = HitItem.objects.get(hit__campaign=campaign, output__text=shown)
-            assert page.locator("#thumbs-source").inner_text() == stored.segment.source
-            assert page.locator("#statement").inner_text() == stored.payload.get("question", STATEMENT)
-            assert page.locator("#thumbs-confidence button").count() == 3
-            assert page.locator("#submit").is_disabled()
-            page.click(f'[data-thumb="{thumb}"]')
-            page.click('#thumbs-confidence [data-level="3"]')
-            status, body, _answer = post_of(page, lambda: page.click("#submit"))
-            assert status == 201 and body == {"item": stored.pk, "thumb": thumb, "confidence": 3}
-            if position < 3:
-                page.wait_for_function("document.getElementById('thumbs-candidate').textContent !== "
-                                       f"{json.dumps(shown)}")
-        page.locator("#done").wait_for(state="visible")
-        assert page.js_errors == []
-    judgments = Judgment.objects.filter(campaign=campaign).order_by("pk")
-    assert [(j.choice, j.score) for j in judgments] == [("up", 3.0), ("down", 3.0)] * 2
-
-
 def test_the_api_imports_judgments_in_its_format_and_refuses_a_bad_file(api):
     good = io.BytesIO(b"w1\tsys-good\t1\tup\t2\nw2\tsys-poor\t1\tdown\t1\n")
     good.name = "thumbs.tsv"
