@@ -16,9 +16,8 @@ from django.template.loaders.filesystem import Loader as FilesystemLoader
 
 
 def package_folders(registered: Iterable, kind: str) -> list[Path]:
-    """The existing `kind` folders ("templates" or "static") beside the modules of the `registered` objects' classes
-    (or of the objects themselves, for a module-level object without a class of its own), each once, in the
-    registry's order (the first one holding a name wins, as with apps)."""
+    """The existing `kind` folders ("templates" or "static") beside the module that defines each `registered`
+    object's class, each once, in the registry's order (the first one holding a name wins, as with apps)."""
     folders: list[Path] = []
     for item in registered:
         module = sys.modules[type(item).__module__]
