@@ -22,6 +22,8 @@ class StageSpec:
     input: str | None = None
     #: The stage's own instructions to its workers (Markdown); empty: the researcher's, of the first stage.
     instructions: str = ""
+    #: Build the stage's HITs as soon as it is created (its input exists at import: a file's automatic spans).
+    build_at_once: bool = False
 
 
 @dataclass

@@ -217,10 +217,10 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         assignment.completion_code = completion_code_for(assignment)
     if not judging_sql.record(assignment, judgment, expected_position=position):
         return None
-    campaign_id, protocol = assignment.campaign_id, assignment.campaign.protocol
+    campaign_id, protocol, options = assignment.campaign_id, assignment.campaign.protocol, assignment.campaign.options
     # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
     transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1,
-                                                          protocol=protocol), robust=True)
+                                                          protocol=protocol, options=options), robust=True)
     if assignment.position >= total:
         annotator_id, assignment_id, options = assignment.annotator_id, assignment.pk, assignment.campaign.options
         transaction.on_commit(lambda: assignment_completed.send(

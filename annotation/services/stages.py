@@ -30,7 +30,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
     """The campaign's later stages, created empty (no HITs yet) with the settings the protocol gives them; each
     fed by the stage its spec names (`StageSpec.input`), the first stage by default, so stages can chain. Each
     stage shows the researcher's instructions unless its spec gives it its own, and starts in the first stage's
-    status (the task is one unit: services/lifecycle.py)."""
+    status (the task is one unit: services/lifecycle.py). A stage whose spec says `build_at_once` gets its HITs
+    at once."""
     created: dict[str, Campaign] = {}
     specs = campaign.protocol_spec.next_stages(campaign.options or {})
     if specs and not campaign.stage_name:
@@ -49,6 +50,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
             hit_timeout_minutes=campaign.hit_timeout_minutes,
             require_qualification=campaign.require_qualification, instructions=spec.instructions or
             campaign.instructions, required_native_language=campaign.required_native_language))
+        if spec.build_at_once:
+            build_stage(created[spec.name])
     return list(created.values())
 
 

@@ -34,6 +34,8 @@ from annotation.protocols.base import (
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
 
+from .review_options import REVIEW_OPTIONS, review_stages
+
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -92,7 +94,7 @@ class ErrorSpans(Protocol):
         self.label = label
         self._statement = statement
         self.mqm = mqm
-        self.own_options = MQM_OPTIONS if mqm else SPAN_OPTIONS
+        self.own_options = (*(MQM_OPTIONS if mqm else SPAN_OPTIONS), *REVIEW_OPTIONS)
 
     def default_statement(self, language: str) -> str:
         return self._statement.format(language=language_name(language))
@@ -114,6 +116,10 @@ class ErrorSpans(Protocol):
         options.setdefault("critical", False)
         options.setdefault("mqm_weights", "google")
         return []
+
+    def next_stages(self, options: dict) -> list:
+        """A review stage when the option `review` asks for one (review.py)."""
+        return review_stages(self.name, options)
 
     def severities(self, options: dict) -> tuple[str, ...]:
         return ("minor", "major", "critical") if options.get("critical") else ("minor", "major")
@@ -238,6 +244,10 @@ class ContrastiveEsa(ErrorSpans):
 
     def __init__(self, name: str, label: str, statement: str):
         super().__init__(name, label, statement, mqm=False)
+        self.own_options = SPAN_OPTIONS  # no review stage
+
+    def next_stages(self, options: dict) -> list:
+        return []
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)

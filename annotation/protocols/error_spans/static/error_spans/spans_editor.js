@@ -217,7 +217,8 @@
   }
 
   S.Editor = Editor;
-  /* A new translation to mark: {text, severities, categories?, prefilled?, dir, lang, label, onChange}. */
+  /* A new translation to mark: {text, severities, categories?, prefilled?, suggestedLabel?, dir, lang, label,
+     onChange}; `suggestedLabel` names the prefilled spans ("suggested" by default; the review: "first pass"). */
   S.create = function (options) {
     var editor = new Editor(options);
     state.editors.push(editor);

@@ -207,7 +207,7 @@
     } else if (span) {
       var what = span.start === span.end ? "[missing]" : "“" + S.shorten(this.index.slice(span.start, span.end), 40) + "”";
       text = "Selected: " + what + " — " + (S.SEVERITY_LABELS[span.severity] || span.severity) +
-        (span.category ? ", " + span.category : "") + (span.suggested ? " (suggested)" : "") +
+        (span.category ? ", " + span.category : "") + (span.suggested ? " (" + (this.options.suggestedLabel || "suggested") + ")" : "") +
         ". Change it with the buttons, or remove it (Delete).";
     } else if (this.pending) {
       var target = this.pending.start === n ? "[missing]" :

@@ -60,7 +60,7 @@
   Editor.prototype.describe = function (span) {
     var words = [S.SEVERITY_LABELS[span.severity] || span.severity, "error"];
     if (span.category) { words.push("(" + span.category + ")"); }
-    if (span.suggested) { words.push("— suggested"); }
+    if (span.suggested) { words.push("— " + (this.options.suggestedLabel || "suggested")); }
     return words.join(" ");
   };
 
@@ -93,7 +93,7 @@
     if (span.suggested) { mark.classList.add("es-suggested"); }
     if (i === this.active) { mark.classList.add("es-active"); }
     var label = [];
-    if (span.suggested) { label.push("suggested"); }
+    if (span.suggested) { label.push(this.options.suggestedLabel || "suggested"); }
     if (span.category) { label.push(S.leafOf(span.category)); }
     if (label.length) { mark.dataset.label = label.join(" · "); }
     mark.title = this.describe(span);
