@@ -27,6 +27,12 @@ CARRIED = ("taxonomy", "critical", "mqm_weights", "show_source")
 AUTOMATIC = "automatic"
 
 
+def normalise_review(options: dict) -> None:
+    """The review options as the campaign stores them (JSON: the payment as text)."""
+    if "review_payment_per_hit" in options:
+        options["review_payment_per_hit"] = str(options["review_payment_per_hit"])
+
+
 def review_stages(protocol: str, options: dict) -> list[StageSpec]:
     """The review stage an `mqm` or `esa` campaign declares when its option `review` asks for one."""
     mode = options.get("review") or "none"

@@ -34,7 +34,7 @@ from annotation.protocols.base import (
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
 
-from .review_options import REVIEW_OPTIONS, review_stages
+from .review_options import REVIEW_OPTIONS, normalise_review, review_stages
 
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
@@ -102,6 +102,7 @@ class ErrorSpans(Protocol):
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         options.setdefault("perturbation_rate", 0.10)
         options.setdefault("show_source", True)
+        normalise_review(options)
         if options.get("gate") and not options["perturbation_rate"]:
             return ["gate: the live reliability gate tests the perturbed copies; give perturbation_rate above 0"]
         if not self.mqm:
