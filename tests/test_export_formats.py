@@ -22,11 +22,12 @@ TOY_PATH = f"{__name__}.TOY"
 
 
 def test_the_shipped_formats_come_from_the_error_span_package_in_order():
-    assert list(EXPORT_FORMATS) == ["mqm-tsv", "esa-jsonl"]
+    assert list(EXPORT_FORMATS) == ["mqm-tsv", "esa-jsonl", "mqm-review-tsv"]
     for fmt in EXPORT_FORMATS.values():
-        assert fmt.writer.__module__ == "annotation.protocols.error_spans.export", fmt.name
+        assert fmt.writer.__module__.startswith("annotation.protocols.error_spans."), fmt.name
     writers = {name: sorted(p.name for p in all_protocols() if fmt.writes(p)) for name, fmt in EXPORT_FORMATS.items()}
-    assert writers == {"mqm-tsv": ["mqm"], "esa-jsonl": ["contrastive-esa", "esa"]}
+    assert writers == {"mqm-tsv": ["mqm", "mqm-review"], "esa-jsonl": ["contrastive-esa", "esa", "esa-review"],
+                       "mqm-review-tsv": ["esa-review", "mqm-review"]}
 
 
 def test_a_protocol_brings_its_own_export_format_to_the_api_and_the_command(monkeypatch, make_campaign, api):
@@ -51,4 +52,4 @@ def test_without_its_protocol_declaring_it_a_format_is_refused(make_campaign, ap
     campaign = make_campaign(protocol="fluency")
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "toy-txt"})
     assert response.status_code == 400
-    assert response.json()["detail"] == "format must be one of csv, json, mqm-tsv, esa-jsonl"
+    assert response.json()["detail"] == "format must be one of csv, json, mqm-tsv, esa-jsonl, mqm-review-tsv"

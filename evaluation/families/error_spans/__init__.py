@@ -11,6 +11,7 @@ from ..common.stability import answer as stability_answer
 from ..common.stability import table_rows as stability_table
 from . import presenter
 from .presets import PRESETS
+from .review import TABLES as REVIEW_TABLES
 from .storage import compute_error_spans
 
 
@@ -23,7 +24,7 @@ class ErrorSpansFamily(Family):
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
                 ("document", "One document"))
     endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability",
-                 "segments")
+                 "segments", "review")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -40,6 +41,19 @@ class ErrorSpansFamily(Family):
         """Per (system, segment): the item score the system table is built from (MQM: minus the weighted errors,
         averaged over the segment's judges)."""
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "segments")}
+
+    def review(self, campaign, params):
+        """The review stage's results (review.py), from any stage of the task: `table=systems|changes|raters`
+        gives one table, none all three."""
+        from annotation.services.stages import first_stage
+
+        root = first_stage(campaign)
+        which = params.get("table")
+        if which and f"review_{which}" not in REVIEW_TABLES:
+            raise BadQuery("table must be systems, changes or raters")
+        names = [f"review_{which}"] if which else list(REVIEW_TABLES)
+        return {**freshness(root).as_api(), **{name.removeprefix("review_"): stored_rows(root, name)
+                                                for name in names}}
 
     def domains(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "domains")}
@@ -100,7 +114,8 @@ class ErrorSpansFamily(Family):
                 Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
                 Table("perturbation", stored("perturbation", PERTURBATION)),
                 Table("segments", stored("segments", SEGMENTS)),
-                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table)]
+                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table),
+                *(Table(name, stored(name, columns)) for name, columns in REVIEW_TABLES.items())]
 
 
 #: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.

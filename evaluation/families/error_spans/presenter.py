@@ -94,4 +94,20 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "documents": documents, "system_names": order, "chosen_document": chosen_doc,
         "chosen_system": chosen_system, "document_view": view,
         "stability": stability_section(campaign, header), "ranked_by": RANKED_BY.get(kind, kind),
+        "review": review_section(campaign),
     }
+
+
+def review_section(campaign) -> dict | None:
+    """The review stage's tables (review.py), formatted; None when the task has no review yet."""
+    systems = stored_rows(campaign, "review_systems")
+    if not systems:
+        return None
+    digits = 2 if systems[0]["score_name"] == "mqm" else 1
+    return {"systems": [{**r, "first_text": fixed(r["first_pass_score"], digits),
+                         "reviewed_text": fixed(r["reviewed_score"], digits)} for r in systems],
+            "changes": [{**r, **{f"{a}_text": percent(r[f"{a}_share"]) for a in ("kept", "changed", "deleted")}}
+                        for r in stored_rows(campaign, "review_changes")],
+            "raters": [{**r, **{k + "_text": percent(r[k]) for k in ("precision_exact", "recall_exact",
+                                                                      "precision_lenient", "recall_lenient")}}
+                       for r in stored_rows(campaign, "review_raters")]}

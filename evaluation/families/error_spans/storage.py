@@ -10,6 +10,7 @@ import numpy as np
 from django.db.models import Count, Max
 
 from annotation.models import Annotator, Campaign, Document, Judgment, Segment, System
+from annotation.services.stages import first_stage
 
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
@@ -18,6 +19,7 @@ from ...stats.error_spans import GOOGLE, MQM_PRESETS
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
 from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
+from .review import review_tables
 
 
 def score_kind(campaign: Campaign) -> str:
@@ -36,6 +38,8 @@ def rules_of(campaign: Campaign, preset: str):
 
 
 def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
+    """The task's results, stored on its first stage (a review stage's results are its first stage's)."""
+    campaign = first_stage(campaign)
     started = time.perf_counter()
     last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
     systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
@@ -90,6 +94,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                       {"measure": "Krippendorff's alpha (interval) on the scores", "value": finite(agreed["alpha"]),
                        "n": agreed["items"]}],
     }
+    tables.update(review_tables(campaign))  # empty unless the task has a review stage
     summary = {
         "score_name": kind, "systems": len(names), "observations": obs.size, "counted": int(counted.sum()),
         "perturbed": int((obs.kind == 1).sum()), "tutorial": int((obs.kind == 2).sum()),
