@@ -1,0 +1,81 @@
+"""The review stage of MQM in Chromium (docs/methods.md "Review of error spans", docs/api.md "Review of error
+spans"): a reviewer sees another judge's spans marked "first pass", keeps one, changes one's extent, deletes one
+and adds a missing one, and the stored answer says so; on a phone, the Keep buttons and the slider are enough to
+submit. Screenshots: docs/screenshots/mqm-review.png and mqm-review-phone.png when SCREENSHOT_DIR=docs."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from playwright.sync_api import expect
+
+from annotation.models import Campaign, Judgment
+
+from ..test_span_review import FIRST, TEXTS, first_pass, review_campaign, span
+from .screens import open_page, post_of, start_hit
+from .test_error_span_screens import _shots, click_slider, marks, select_range
+
+pytestmark = pytest.mark.browser
+
+
+def _keep_all(page) -> None:
+    for button in page.locator(".sr-keep").all():
+        button.click()
+
+
+def test_a_review_keeps_changes_deletes_and_adds(live_server, browser):
+    campaign = review_campaign(reviewers=2)
+    first_pass(campaign)  # the finished HIT builds the review stage (eager Celery in the tests)
+    stage = Campaign.objects.get(stage_input=campaign)
+    text = TEXTS[0]
+    with open_page(browser, 1200, 900) as page:
+        _, state = start_hit(page, live_server, stage.slug, "reviewer-1")
+        if state["item"]["candidate"] != text:  # the short text first: its one span kept
+            expect(page.locator(".sr-item")).to_have_count(1)
+            _keep_all(page)
+            click_slider(page, 0.7)
+            assert post_of(page, lambda: page.click("#submit"))[0] == 201
+        expect(page.locator(".sr-item")).to_have_count(3)
+        assert [(m["text"], m["label"]) for m in marks(page)] == [
+            ("old", "first pass · Mistranslation"), ("bridge", "first pass · Mistranslation"),
+            ("cars", "first pass · Style")]
+        expect(page.locator("#submit")).to_be_disabled()
+        expect(page.locator("#sr-waiting")).to_contain_text("3 errors of the first pass to keep, edit or delete")
+        rows = page.locator(".sr-item")
+        rows.nth(2).locator(".sr-keep").click()                      # "cars": kept
+        rows.nth(1).locator(".sr-delete").click()                    # "bridge": deleted
+        expect(rows.nth(1)).to_have_class("sr-item sr-deleted")
+        rows.nth(0).locator(".sr-edit").click()                      # "old": its extent becomes "old bridge"
+        select_range(page, text, text.index("old"), text.index("bridge") + len("bridge"))
+        page.locator(".sr-bounds").click()
+        expect(rows.nth(0)).to_contain_text("changed to “old bridge” — Major")
+        select_range(page, text, text.index("spring"), text.index("spring") + len("spring"))  # added
+        page.locator(".es-group", has_text="Accuracy").click()
+        page.locator(".es-child", has_text="Omission").click()
+        page.locator(".es-severity", has_text="Major").click()
+        expect(page.locator("#sr-waiting")).to_have_text("Still to do: the score.")
+        click_slider(page, 0.4)
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / "mqm-review.png"), full_page=True)
+        status, body, _ = post_of(page, lambda: page.click("#submit"))
+        assert status == 201, body
+        judgment = Judgment.objects.get(campaign=stage, annotator__external_id="reviewer-1",
+                                        answer__first_pass=FIRST[text])
+        assert [e["action"] for e in judgment.answer["review"]] == ["changed", "deleted", "kept"]
+        assert judgment.answer["review"][0]["to"] == span(text, "old bridge", "major")
+        assert judgment.answer["added"] == [span(text, "spring", "major", "Accuracy/Omission")]
+        assert [s["origin"] for s in judgment.spans] == ["changed", "kept", "added"]
+        assert page.js_errors == [] and page.csp == []
+
+    # A phone: a second reviewer keeps every span with taps and scores with the slider.
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True, device_scale_factor=2) as page:
+        start_hit(page, live_server, stage.slug, "reviewer-phone")
+        expect(page.locator(".sr-item").first).to_be_visible()
+        _keep_all(page)
+        click_slider(page, 0.8)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(_shots() / "mqm-review-phone.png"), full_page=True)
+        assert post_of(page, lambda: page.locator("#submit").tap())[0] == 201
+        assert page.js_errors == [] and page.csp == []
+    phone = Judgment.objects.filter(campaign=stage, annotator__external_id="reviewer-phone").first()
+    assert {e["action"] for e in phone.answer["review"]} == {"kept"} and phone.answer["added"] == []
+    assert Client().get(f"/c/{stage.slug}/start/", {"worker_id": "judge-1"}).status_code != 302
