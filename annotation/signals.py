@@ -1,7 +1,8 @@
 """Signals the annotation app sends; other apps listen (annotation imports none of them).
 
 `judgments_recorded` is sent after the transaction that stored new judgments commits,
-with `campaign_id`, `count` and, from the judging path, the campaign's `protocol`. The evaluation app
+with `campaign_id`, `count` and, from the judging path, the campaign's `protocol` and `options` (whether its
+protocol's later stages are asked for, e.g. an error-span review, without a query). The evaluation app
 uses it to schedule recomputation; the annotation app to build later stages (services/stages.py).
 
 `assignment_completed` is sent after the transaction that finished a HIT (its last judgment) commits, with

@@ -175,3 +175,40 @@ def test_automatic_spans_are_reviewed_at_once_and_esa_review_takes_no_category()
     esa_stage = Campaign.objects.get(stage_input=esa)
     assert esa_stage.protocol == "esa-review" and "taxonomy" not in esa_stage.options
     assert not Campaign.objects.filter(stage_input=review_campaign("none")).exists()
+
+
+MQM_TSV = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity",
+           "sysA\td1\t1\t1\trater-a\tDas ist gut.\tThat <v>is</v> fine.\tAccuracy/Mistranslation\tMajor",
+           "sysA\td1\t1\t1\trater-a\tDas ist gut.\tThat is <v>fine</v>.\tStyle/Awkward\tNeutral",
+           "sysB\td1\t1\t1\trater-b\tDas ist gut.\tIt is good.\tNo-error\tNo-error"]
+
+
+def test_imported_mqm_judgments_get_a_review_stage_through_the_api(api, researcher):
+    from annotation.services.judgment_import import import_judgments
+
+    campaign = import_judgments([(line + "\n").encode() for line in MQM_TSV], fmt="mqm-tsv", name="Imported",
+                                owner=researcher).campaign
+    url = f"/api/campaigns/{campaign.slug}/add-stages/"
+    assert api.post(url, {"review": "sometimes"}, format="json").status_code == 400
+    assert api.post(url, {"redundancy": 3}, format="json").status_code == 400
+    assert api.post(url, {"review": "none"}, format="json").status_code == 400
+    assert not Campaign.objects.filter(stage_input=campaign).exists()
+    response = api.post(url, {"review": "judges", "review_items_per_hit": 5}, format="json")
+    assert response.status_code == 201, response.content
+    [made] = response.json()["stages"]
+    assert (made["protocol"], made["stage"], made["hits"]) == ("mqm-review", "review", 2)  # one HIT per rater
+    stage = Campaign.objects.get(slug=made["campaign"])
+    firsts = sorted((i.payload["rater"], i.payload["first_pass"]) for i in HitItem.objects.filter(hit__campaign=stage))
+    # the Neutral span and the No-error row are no errors to review
+    assert firsts == [("rater-a", [{"start": 5, "end": 7, "severity": "major",
+                                    "category": "Accuracy/Mistranslation"}]), ("rater-b", [])]
+    assert api.post(url, {"review": "judges"}, format="json").status_code == 400  # it feeds a stage already
+    client, token = reviewing(stage)
+    item = client.get(f"/api/hit/{token}/").json()["item"]
+    body = {"item": item["id"], "review": [{"action": "kept"}] * len(item["first_pass"]), "added": [], "score": 80}
+    assert post_answer(client, token, body).status_code == 201
+    exported = api.get(f"/api/campaigns/{stage.slug}/judgments/", {"format": "json"})
+    assert exported.status_code == 200, exported.content
+    [row] = json.loads(b"".join(exported.streaming_content))
+    assert row["answer"]["first_rater"] in ("rater-a", "rater-b") and row["spans"] == [
+        {**s, "origin": "kept"} for s in row["answer"]["first_pass"]]

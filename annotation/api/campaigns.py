@@ -106,6 +106,30 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
             return bad_request("this campaign feeds no later stage")
         return Response({"built": built})
 
+    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], url_path="add-stages", parser_classes=[JSONParser])
+    def add_stages(self, request, slug=None):
+        """Add the later stages the protocol declares for the options given to a campaign that has none, e.g. the
+        review stage of imported MQM judgments (`{"review": "judges", "reviewers": 2}`): 201 with
+        `{"stages": [{"campaign", "stage", "protocol", "hits"}]}`; 400 naming a bad option, or when the campaign
+        already feeds a stage or the options ask for none."""
+        from ..services.stages import StagesRefused, add_stages
+
+        campaign = self.get_object()
+        if not isinstance(request.data, dict):
+            return bad_request("give the stage options as a JSON object")
+        try:
+            created = add_stages(campaign, dict(request.data))
+        except OptionError as exc:
+            detail: dict[str, list[str]] = {}
+            for name, reason in exc.errors:
+                detail.setdefault(name, []).append(reason)
+            return Response({"options": detail}, status=400)
+        except StagesRefused as exc:
+            return bad_request(str(exc))
+        return Response({"stages": [{"campaign": s.slug, "stage": s.stage_name, "protocol": s.protocol,
+                                     "hits": s.hits.count()} for s in created]}, status=201)
+
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *EXPORT_FORMATS], default="csv")],
                    responses={(200, "text/csv"): OpenApiTypes.STR,
                               (200, "application/json"): {"type": "array", "items": {"type": "object"}},

@@ -22,7 +22,8 @@ from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
 from ..models import Assignment, Campaign, Hit, HitItem
 
-__all__ = ["StagePlan", "StageSpec", "build_stage", "build_stages", "create_stages", "first_stage", "input_complete",
+__all__ = ["StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
+           "build_stages", "create_stages", "first_stage", "input_complete",
            "next_stages_of", "stage_progress", "task_stages"]
 
 
@@ -53,6 +54,40 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
         if spec.build_at_once:
             build_stage(created[spec.name])
     return list(created.values())
+
+
+class StagesRefused(ValueError):
+    """Later stages cannot be added to this campaign; the message says why."""
+
+
+def add_stages(campaign: Campaign, given: dict) -> list[Campaign]:
+    """Later stages for a campaign made without them, such as the review stage of an imported file's MQM or ESA
+    judgments (docs/api.md, "Review of error spans"): the stage options in `given` are checked as the protocol's
+    import checks them (OptionError names each bad one) and stored with the campaign's options; the stages the
+    protocol then declares are created open (an analysis-only campaign's have nothing else to wait for) and built
+    from the output there is. Refused (StagesRefused) when the campaign already feeds a stage or the options ask
+    for none; nothing changes then."""
+    spec = campaign.protocol_spec
+    names = {option.name for option in spec.own_options if option.target == "options"}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise StagesRefused(f"{unknown[0][:40]!r} is not an option of protocol {spec.name}")
+    parsed = spec.parse_options(given)
+    options = {**(campaign.options or {}), **{k: v for k, v in parsed.options.items() if k in given}}
+    spec.check_options(options, set(), campaign.hit_size)
+    if Campaign.objects.filter(stage_input=campaign).exists():
+        raise StagesRefused("this campaign already feeds a later stage")
+    if spec.stage_only or not spec.next_stages(options):
+        raise StagesRefused(f"protocol {spec.name} declares no later stage for these options")
+    with transaction.atomic():
+        campaign.options = options
+        campaign.save(update_fields=["options"])
+        created = create_stages(campaign)
+        Campaign.objects.filter(pk__in=[stage.pk for stage in created]).update(status=Campaign.Status.ACTIVE)
+        for stage in created:
+            stage.status = Campaign.Status.ACTIVE
+            build_stage(stage)
+    return created
 
 
 def first_stage(campaign: Campaign) -> Campaign:

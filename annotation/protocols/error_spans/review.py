@@ -149,23 +149,27 @@ class SpanReview(ErrorSpans):
         for row in ready:
             by_author.setdefault(row[1], []).append(row)
         rng = random.Random(f"{stage.seed}:{len(used)}")
+        severities = self.severities(stage.options or {})
         hits = []
         for author in sorted(by_author, key=lambda a: (a is None, a or 0)):
             rows = by_author[author]
             rng.shuffle(rows)
             while len(rows) >= stage.hit_size or (source_complete and rows):
                 chunk, rows = rows[:stage.hit_size], rows[stage.hit_size:]
-                items = [self._item(p, row) for p, row in enumerate(chunk)]
+                items = [self._item(p, row, severities) for p, row in enumerate(chunk)]
                 hits.append((items, self.hit_exposure(items)))
         return StagePlan(hits)
 
     @staticmethod
-    def _item(position: int, row: tuple):
+    def _item(position: int, row: tuple, severities):
+        """The item reviewing one first-pass annotation: its errors in the translation (what an imported file marks
+        in the source, or as neutral or no error, is not reviewed)."""
         from annotation.building.hit_layout import ItemPlan
 
         _, author, rater, spans, segment, output, key = row
         first = [{k: s[k] for k in ("start", "end", "severity", "category") if k in s} for s in spans or ()
-                 if s.get("side") != "source"]
+                 if s.get("side") != "source" and s.get("severity") in severities
+                 and str(s.get("category", "")).lower() not in ("no-error", "no error")]
         return ItemPlan(position=position, set_index=position, item_type="system", segment_id=segment,
                         output_id=output, payload={**key, "author": author, "rater": rater, "first_pass": first})
 
