@@ -74,3 +74,7 @@ def test_review_results_by_hand(django_capture_on_commit_callbacks):
     assert client.get(f"/api/campaigns/{stage.slug}/review/", {"table": "nonsense"}).status_code == 400
     csv = client.get(f"/results/{campaign.slug}/review_changes.csv")
     assert csv.status_code == 200 and b"first_rater,category,severity" in csv.content
+    page = client.get(f"/results/{campaign.slug}/")
+    assert page.status_code == 200
+    section = page.content.decode().split('id="review"')[1].split("</section>")[0]
+    assert "Review of the first pass" in section and "judge-1" in section and "50%" in section
