@@ -72,6 +72,8 @@ def test_review_results_by_hand(django_capture_on_commit_callbacks):
     assert answer.status_code == 200, answer.content
     assert answer.json()["raters"][0]["precision_lenient"] == 0.5
     assert client.get(f"/api/campaigns/{stage.slug}/review/", {"table": "nonsense"}).status_code == 400
+    systems = client.get(f"/api/campaigns/{stage.slug}/systems/").json()["results"]
+    assert [(r["system"], r["score_name"]) for r in systems] == [("alpha", "mqm")]  # the first pass's, as for MQM
     csv = client.get(f"/results/{campaign.slug}/review_changes.csv")
     assert csv.status_code == 200 and b"first_rater,category,severity" in csv.content
     page = client.get(f"/results/{campaign.slug}/")

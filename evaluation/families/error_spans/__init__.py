@@ -29,6 +29,12 @@ class ErrorSpansFamily(Family):
     def compute(self, campaign):
         return compute_error_spans(campaign)
 
+    def systems(self, campaign, params):
+        """The task's system scores, from any stage (a review stage's slug answers with its first stage's)."""
+        from annotation.services.stages import first_stage
+
+        return super().systems(first_stage(campaign), params)
+
     def significance(self, campaign, params):
         """p[system, opponent]: the preset's test that system is better (WMT24/25: one-sided; randomization:
         two-sided), with the shared items."""
