@@ -33,8 +33,12 @@ run: $(STAMP) .env
 	DEBUG=1 $(BIN)/python manage.py load_demo --base-url http://$(HOST):$(PORT)$(if $(DEMO), --demo $(DEMO))
 	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# In parallel, a worker per core (pytest-xdist), each with its own test database, queue and cache keys
+# (config/settings_test.py); a module's tests stay on one worker, so module fixtures are built once.
+# `make test PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadscope)
 
 lint: $(STAMP) lint-imports
 	$(BIN)/ruff check .

@@ -6,7 +6,13 @@ import uuid
 os.environ.setdefault("DEBUG", "1")
 # Each test run (and the Celery worker it starts, which inherits the environment) gets its own
 # cache keys and queue, so nothing left in Redis by another run can interfere.
-os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:12])
+# Under pytest-xdist every worker process is a run of its own (its own test database already, from pytest-django):
+# the id the controller handed down gets the worker's name, so workers never share a queue or cache keys.
+_run_id = os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:12])
+_xdist_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _xdist_worker and not _run_id.endswith(f"-{_xdist_worker}"):
+    os.environ["TEST_RUN_ID"] = f"{_run_id}-{_xdist_worker}"
+    os.environ["CACHE_KEY_PREFIX"] = f"test-{os.environ['TEST_RUN_ID']}"
 os.environ.setdefault("CACHE_KEY_PREFIX", f"test-{os.environ['TEST_RUN_ID']}")
 
 from .settings import *  # noqa: E402,F403
