@@ -158,3 +158,4 @@ def test_scores_are_corrected_and_reported_in_the_api_csv_and_page(api, research
     assert saved[0] == ["measure", "value"] and ["budget_saved", str(not_sent / total)] in saved
     page = browser.get(f"/results/{campaign.slug}/").content.decode()
     assert 'id="ai-assist-table"' in page and f"{round(100 * not_sent / total)}%" in page
+    assert "Significance: paired z-test of the ESA^AI scores" in page
