@@ -25,7 +25,9 @@ test set's distribution, as the unweighted analysis treats them). Each item's in
 Σ_segments ψ_s ψ_t / (N_s N_t). With every item judged this is the plain mean's Σ(y − ȳ)²/N². Two systems
 are compared by a paired two-sided z-test on their difference, paired by segment (the covariance term).
 `bootstrap_scores` resamples segments, each carrying its sent/unsent status, so that the sampling step is
-resampled too; the tests check the analytic standard errors against it.
+resampled too; the tests check the analytic standard errors against it. With a `group` per segment (a
+domain) the strata are (group × verdict) and `macro` averages the groups with equal weight (WMT24's macro
+average), each group's ψ centred on its own score.
 """
 from __future__ import annotations
 
