@@ -62,6 +62,10 @@ systems (§5)
 esa_ranking (§11; WMT24 tools.py, WMT25 05-compute_clusters.py)
     ``stouffer_two_sided``, ``slot_matrix`` ((item, wave) slots), ``wmt24_clusters``,
     ``wmt24_rank_ranges``, ``wmt25_clusters``, ``wmt25_rank_ranges``, ``wmt25_table_rules``.
+esa_ai (§11.6; Zouhar et al. 2024) -- (segment, system) matrices
+    ``ipw_scores(score, clean, present=None, group=None, macro=False) -> AiSkipScores`` (post-stratified
+    Hájek scores, delta-method covariance, paired z-test p); ``bootstrap_scores``, ``budget_saved``,
+    ``kendall_tau``.
 rounding (§5.2)
     ``round_significant(x, digits=12) -> array`` -- equal numbers compare
     equal (NaN-, inf- and zero-safe).

@@ -11,6 +11,12 @@ with its original; the perturbed copy comes after the next unit, so the two are 
 In contrastive ESA the degraded copy is an extra column of the same screen (candidate kind `bad`).
 Segments marked `"tutorial": true` in the campaign file open every HIT as `tutorial` items and count
 nowhere. Everything is driven by one `random.Random`, so a campaign's seed reproduces its HITs.
+
+ESA^AI (docs/methods.md#esa-ai): with `ai_error_free_rate` r < 1, an output on which the automatic system marked
+no error (`"error_spans": {"<system>": []}` in the file) is sent to judges only if a seeded Bernoulli draw with
+probability r says so; the sent ones carry `{"ai_error_free": true, "inclusion": r}` in their item payload, the
+others get no item (the statistics find them as AI-clean outputs without one). Outputs with automatic errors,
+or without an automatic verdict, are always sent.
 """
 from __future__ import annotations
 
@@ -55,15 +61,41 @@ def _perturbed_count(n_items: int, rate: float) -> int:
     return min(n_items, round(n_items * rate)) if rate > 0 and n_items else 0
 
 
-def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random
-                   ) -> list[list[ItemPlan]]:
-    """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit."""
+def ai_error_free_draw(content: CampaignContent, documents: list[list[int]], rate: float, rng: random.Random
+                       ) -> dict[int, bool]:
+    """For each output the automatic system found error-free (its `error_spans` entry an empty list): whether it is
+    sent (a Bernoulli draw with probability `rate`, from a generator seeded off `rng`), by output id. Nothing is
+    drawn, and `rng` is left untouched, when the rule is off (rate 1)."""
+    if rate >= 1 or content.record is None:
+        return {}
+    draw = random.Random(rng.getrandbits(64))
+    names = content.system_names
+    sent: dict[int, bool] = {}
+    for doc in documents:
+        for segment in doc:
+            marked = content.record(segment).get("error_spans") or {}
+            for system, name in enumerate(names):
+                if marked.get(name) == []:
+                    sent[content.outputs[segment * len(names) + system].id] = draw.random() < rate
+    return sent
+
+
+def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
+                   ai_error_free_rate: float = 1.0) -> list[list[ItemPlan]]:
+    """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit; AI-clean
+    outputs only as `ai_error_free_draw` sends them."""
     documents, tutorial = _documents(content)
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
     n_systems = len(content.system_names)
     tutorial_outputs = [content.outputs[s * n_systems + rng.randrange(n_systems)] for s in tutorial]
+    drawn = ai_error_free_draw(content, documents, ai_error_free_rate, rng)
     units = [[content.outputs[s * n_systems + system] for s in doc] for doc in documents for system in range(n_systems)]
+    if drawn:
+        units = [kept for kept in ([o for o in unit if drawn.get(o.id, True)] for unit in units) if kept]
+        if not units:
+            raise HitPlanError("ai_error_free_rate: the draw sent no output to judges; raise the rate",
+                               field="ai_error_free_rate", suggestion=1.0)
     rng.shuffle(units)
     hits = []
     for runs in _deal(units, hit_size):
@@ -83,15 +115,22 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
                 if o.id in chosen:
                     copies_after.setdefault((u + 1) % len(runs) if len(runs) > 1 else 0, []).append(o)
         for u, run in enumerate(runs):
-            items.extend({"item_type": "system", "output": o} for o in run)
+            items.extend({"item_type": "system", "output": o, **_ai_payload(drawn, o.id, ai_error_free_rate)}
+                         for o in run)
             items.extend({"item_type": "bad_ref", "output": o, "text": chosen[o.id]} for o in copies_after.get(u, ()))
         hits.append(_span_plans(items))
     return hits
 
 
+def _ai_payload(drawn: dict[int, bool], output: int, rate: float) -> dict:
+    """The record of the draw on a sent AI-clean item: its inclusion probability."""
+    return {"payload": {"ai_error_free": True, "inclusion": rate}} if output in drawn else {}
+
+
 def _span_plans(items: list[dict]) -> list[ItemPlan]:
     plans = [ItemPlan(position=p, set_index=p // 10, item_type=i["item_type"], segment_id=i["output"].segment_id,
-                      output_id=i["output"].id, text=i.get("text", "")) for p, i in enumerate(items)]
+                      output_id=i["output"].id, text=i.get("text", ""), payload=dict(i.get("payload", {})))
+             for p, i in enumerate(items)]
     originals = {p.output_id: p for p in plans if p.item_type == "system"}
     for plan in plans:
         if plan.item_type == "bad_ref":

@@ -36,6 +36,13 @@ from annotation.protocols.options import Option
 
 from .review_options import REVIEW_OPTIONS, normalise_review, review_stages
 
+#: ESA^AI (docs/methods.md#esa-ai): outputs the automatic system found error-free are sent at this rate.
+AI_ERROR_FREE_RATE = Option(
+    "ai_error_free_rate", "float", 1.0, "ESA^AI: outputs on which the automatic system marked no error (an empty "
+    "list in the file's error_spans) are sent to judges at this rate, a seeded draw per output; the scores "
+    "correct for it (docs/methods.md#esa-ai). 1 sends everything; 0.2 is recommended (it saved 31 percent of "
+    "the judging in benchmarks/esa_ai.py, with false separation as full judging's).", minimum=0.01, maximum=1.0,
+    target="options")
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -54,6 +61,7 @@ SPAN_OPTIONS = (
            target="options", default_text="the preset's"),
     Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
            maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
+    AI_ERROR_FREE_RATE,
 )
 MQM_OPTIONS = (
     *SPAN_OPTIONS,
@@ -103,6 +111,8 @@ class ErrorSpans(Protocol):
         options.setdefault("perturbation_rate", 0.10)
         options.setdefault("show_source", True)
         normalise_review(options)
+        if "ai_error_free_rate" in {o.name for o in self.own_options}:
+            options.setdefault("ai_error_free_rate", 1.0)
         if options.get("gate") and not options["perturbation_rate"]:
             return ["gate: the live reliability gate tests the perturbed copies; give perturbation_rate above 0"]
         if not self.mqm:
@@ -130,7 +140,8 @@ class ErrorSpans(Protocol):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
-        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng)
+        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng,
+                              ai_error_free_rate=options.get("ai_error_free_rate", 1.0))
 
     def check_prefilled(self, content, options: dict) -> None:
         """The campaign file's AI-prefilled spans (`error_spans`) must be answers this campaign accepts: its
@@ -245,7 +256,8 @@ class ContrastiveEsa(ErrorSpans):
 
     def __init__(self, name: str, label: str, statement: str):
         super().__init__(name, label, statement, mqm=False)
-        self.own_options = SPAN_OPTIONS  # no review stage
+        # every system of a segment shares one screen: skipping one output's column is not ESA^AI's design
+        self.own_options = tuple(o for o in SPAN_OPTIONS if o is not AI_ERROR_FREE_RATE)
 
     def next_stages(self, options: dict) -> list:
         return []

@@ -24,7 +24,7 @@ class ErrorSpansFamily(Family):
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
                 ("document", "One document"))
     endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability",
-                 "segments", "review")
+                 "segments", "review", "ai_assist")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -39,6 +39,11 @@ class ErrorSpansFamily(Family):
         """p[system, opponent]: the preset's test that system is better (WMT24/25: one-sided; randomization:
         two-sided), with the shared items."""
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "significance")}
+
+    def ai_assist(self, campaign, params):
+        """ESA^AI (docs/methods.md#esa-ai): the rate, budget saved and Kendall's τ against the naive ranking (rows
+        `measure`, `value`; none when the rule is off); per-system figures are in `systems/`."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "ai_assist")}
 
     def breakdown(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "breakdown")}
@@ -120,7 +125,8 @@ class ErrorSpansFamily(Family):
                 Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
                 Table("perturbation", stored("perturbation", PERTURBATION)),
                 Table("segments", stored("segments", SEGMENTS)),
-                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table),
+                Table("agreement", stored("agreement", AGREEMENT)), Table("ai_assist", stored("ai_assist", AI_ASSIST)),
+                Table("stability", stability_table),
                 *(Table(name, stored(name, columns)) for name, columns in REVIEW_TABLES.items())]
 
 
@@ -133,6 +139,7 @@ DOMAINS = ("system", "domain", "score", "score_name")
 SEGMENTS = ("system", "doc_id", "seg_id", "score", "score_name")
 PERTURBATION = ("worker", "pairs", "p_value", "reliable", "major_on_perturbed")
 AGREEMENT = ("measure", "value", "n")
+AI_ASSIST = ("measure", "value")
 
 
 def systems_latex(campaign, params) -> str:

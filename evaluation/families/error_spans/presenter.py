@@ -82,7 +82,11 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
     return {
         "summary": summary, "score_label": SCORE_LABELS.get(kind, kind),
         "systems": [{**r, "score_text": fixed(r["score"], 2 if kind == "mqm" else 1),
-                     "mean_text": fixed(r.get("mean_score"), 1)} for r in systems],
+                     "mean_text": fixed(r.get("mean_score"), 1), "low_text": fixed(r.get("score_low"), 1),
+                     "high_text": fixed(r.get("score_high"), 1), "naive_text": fixed(r.get("naive_score"), 1)}
+                    for r in systems],
+        "ai_saved_text": percent((summary.get("ai_assist") or {}).get("saved")),
+        "ai_tau_text": fixed((summary.get("ai_assist") or {}).get("kendall_tau_vs_naive"), 2),
         "ranking_chart": charts.ranking_chart(chart_rows, title=SCORE_LABELS.get(kind, kind),
                                               panels=(("score", kind),), width=560) if chart_rows else "",
         "error_bars": charts.stacked_error_bars(breakdown, order, title="Errors per judgment by category and severity"),

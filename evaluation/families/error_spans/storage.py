@@ -16,6 +16,7 @@ from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
 from ...services.storing import finite, jsonable, replace_results
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
+from . import ai_assist
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
 from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
@@ -62,6 +63,9 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
     result = analyse(obs, len(names), domain_of_document, len(domain_names), rules, kind, conventions.test,
                      conventions.threshold, conventions.threshold_rule, conventions.cluster_rule,
                      seed=int(campaign.seed or 0))
+    corrected = ai_assist.correct(campaign, result, pks, domain_of_document, rules.macro, rules.alpha,
+                                  conventions.cluster_rule)
+    result, ai = corrected if corrected is not None else (result, None)
     counted = result.counted
     shared_rows, _ = shared_items(obs, counted)
     spans = spans_of(campaign, last_id, obs.judgment[shared_rows])
@@ -76,13 +80,14 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         p_value=finite(result.worker_p[w]), reliable=bool(result.worker_reliable[w]),
         mean_seconds=finite(result.worker_seconds[w])) for w, aid in enumerate(result.workers)]
     tables = {
-        "systems": systems_rows(names, result, kind),
+        "systems": systems_rows(names, result, kind, ai),
         "significance": significance_rows(names, result),
         "domains": [{"system": names[i], "domain": domain or "(none)", "score": finite(result.domain_scores[i, d]),
                      "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
                     if np.isfinite(result.domain_scores[i, d])],
         "breakdown": breakdown_rows(names, obs, counted, counts),
         "segments": segment_rows(names, result, kind),
+        "ai_assist": ai_assist.table_rows(ai),
         "perturbation": [{"worker": labels.get(int(aid), ""), "pairs": int(result.worker_pairs[w]),
                           "p_value": finite(result.worker_p[w]), "reliable": bool(result.worker_reliable[w]),
                           "major_on_perturbed": finite(result.worker_major_on_perturbed[w])}
@@ -103,6 +108,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         "conventions": conventions.as_dict(), "rules": rules.__dict__,
         "mqm_weights": weights.name if kind == "mqm" else None, "agreement": jsonable(agreed),
         "unranked": [names[i] for i in range(len(names)) if result.system_items[i] and not result.ranked[i]],
+        "ai_assist": ai_assist.summary(ai, names),
     }
     return replace_results(campaign, {WorkerResult: workers}, {
         "seconds": time.perf_counter() - started, "judgments": int(np.unique(obs.judgment).size),
@@ -110,8 +116,9 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         tables=tables)
 
 
-def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict]:
-    """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations."""
+def systems_rows(names: list[str], result: SpanAnalysis, kind: str, ai=None) -> list[dict]:
+    """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations; with ESA^AI
+    (`ai`) the corrected score and its interval, the naive score and the AI-verdict counts (ai_assist.py)."""
     c = result.clusters
     rows = []
     for i, name in enumerate(names):
@@ -124,7 +131,7 @@ def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict
             "rank": int(c.rank[i]) if ranked else None,
             "rank_range": [int(c.rank_low[i]), int(c.rank_high[i])] if ranked else None,
             "cluster": int(c.cluster[i]) if ranked and c.cluster[i] > 0 else None,
-            "mean_score": finite(result.mean_score[i]), "ranked": ranked})
+            "mean_score": finite(result.mean_score[i]), "ranked": ranked, **ai_assist.system_fields(ai, i)})
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["system"]))
 
 

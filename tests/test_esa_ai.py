@@ -1,0 +1,161 @@
+"""ESA^AI end to end (docs/methods.md#esa-ai, docs/api.md): outputs the automatic system found error-free are sent
+at `ai_error_free_rate` by a seeded draw recorded on the items, the others always; judged through the annotator
+API, the system scores are the post-stratified Hájek scores computed by hand from the stored judgments, and the
+API, the CSV download and the results page report the interval, the naive score and the budget saved."""
+import csv
+import io
+import json
+import random
+
+import pytest
+from django.test import Client
+
+from annotation.models import HitItem, Judgment, SystemOutput
+from annotation.protocols import get_protocol
+from annotation.protocols.options import OptionError
+from evaluation.families import family_of
+
+from .conftest import post_answer, start
+from .test_error_span_protocols import SYSTEMS, span_campaign
+
+pytestmark = pytest.mark.django_db
+
+QUALITY = {"alpha": 90.0, "beta": 75.0, "gamma": 60.0}
+
+
+def ai_lines(documents=4, per_doc=5) -> list[str]:
+    """Every output has an AI verdict except segment 1 of each document: gamma's always flagged, alpha's and
+    beta's error-free on most segments; one tutorial line."""
+    lines = []
+    for d in range(documents):
+        for s in range(per_doc):
+            record = {"doc_id": f"doc-{d}", "seg_id": s + 1, "source": f"Quelle {d}.{s} mit Wörtern.",
+                      "domain": "news", "systems": {n: f"The {n} translation of {d}.{s} with words." for n in SYSTEMS}}
+            if s > 0:
+                minor, major = {"start": 4, "end": 8, "severity": "minor"}, {"start": 0, "end": 3, "severity": "major"}
+                record["error_spans"] = {"alpha": [], "beta": [] if s % 2 else [minor], "gamma": [major]}
+            lines.append(json.dumps(record))
+    lines.append(json.dumps({"doc_id": "tutorial", "seg_id": 1, "source": "Ein Beispiel.", "tutorial": True,
+                             "systems": {n: "An example." for n in SYSTEMS}}))
+    return lines
+
+
+def system_items(campaign):
+    return list(HitItem.objects.filter(hit__campaign=campaign, item_type="system").select_related("output__system"))
+
+
+def test_the_planner_sends_ai_clean_outputs_at_the_rate_and_records_the_draw():
+    campaign = span_campaign(lines=ai_lines(documents=6), ai_error_free_rate=0.4, perturbation_rate=0.0)
+    clean = set(SystemOutput.objects.filter(campaign=campaign, spans=[]).values_list("pk", flat=True))
+    tutorial_segments = set(HitItem.objects.filter(hit__campaign=campaign, item_type="tutorial")
+                            .values_list("segment_id", flat=True))
+    others = set(SystemOutput.objects.filter(campaign=campaign).exclude(pk__in=clean)
+                 .exclude(segment_id__in=tutorial_segments).values_list("pk", flat=True))
+    items = system_items(campaign)
+    sent = {i.output_id for i in items}
+    assert others <= sent  # AI-flagged outputs and outputs without a verdict: always sent
+    sent_clean = sent & clean
+    assert 0 < len(sent_clean) < len(clean)  # 36 AI-clean outputs at 0.4
+    assert all(i.payload == {"ai_error_free": True, "inclusion": 0.4} for i in items if i.output_id in clean)
+    assert all(i.payload == {} for i in items if i.output_id not in clean)
+    again = span_campaign(lines=ai_lines(documents=6), ai_error_free_rate=0.4, perturbation_rate=0.0)
+    same = {(i.output.segment.seg_id, i.output.segment.document.doc_id, i.output.system.name) for i in items}
+    assert same == {(i.output.segment.seg_id, i.output.segment.document.doc_id, i.output.system.name)
+                    for i in system_items(again)}  # the campaign's seed reproduces the draw
+
+
+def test_rate_one_leaves_the_layout_as_before_and_bad_rates_are_refused():
+    off = span_campaign(lines=ai_lines(), ai_error_free_rate=1.0)
+    default = span_campaign(lines=ai_lines())
+    layout = [(i.hit.number, i.position, i.item_type, i.output.segment.seg_id, i.output.system.name)
+              for i in HitItem.objects.filter(hit__campaign=off).order_by("hit__number", "position")]
+    assert layout == [(i.hit.number, i.position, i.item_type, i.output.segment.seg_id, i.output.system.name)
+                      for i in HitItem.objects.filter(hit__campaign=default).order_by("hit__number", "position")]
+    for bad in (0, -0.5, 1.5, "lots"):
+        with pytest.raises(OptionError, match="ai_error_free_rate"):
+            get_protocol("esa").parse_options({"ai_error_free_rate": bad})
+    with pytest.raises(OptionError, match="ai_error_free_rate"):  # one screen holds every system: not offered
+        get_protocol("contrastive-esa").parse_options({"ai_error_free_rate": 0.5})
+
+
+def test_api_refuses_a_bad_rate_with_a_400_and_creates_nothing(api):
+    from annotation.models import Campaign
+
+    body = {"file": io.BytesIO("\n".join(ai_lines()).encode()), "name": "bad rate", "protocol": "esa",
+            "source_language": "de", "ai_error_free_rate": "0"}
+    body["file"].name = "c.jsonl"
+    response = api.post("/api/campaigns/", body, format="multipart")
+    assert response.status_code == 400 and "ai_error_free_rate" in response.content.decode()
+    assert not Campaign.objects.filter(name="bad rate").exists()
+
+
+def judge_all(campaign, workers=2, seed=5):
+    rng = random.Random(seed)
+    for w in range(workers):
+        client = Client()
+        for _ in range(campaign.hits.count()):
+            if client.get(f"/c/{campaign.slug}/start/", {"worker_id": f"w{w}"}).status_code != 302:
+                break
+            token = start(client, campaign, f"w{w}")
+            while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+                item = HitItem.objects.select_related("output__system").get(pk=state["item"]["id"])
+                score = QUALITY[item.output.system.name] + rng.gauss(0, 6) - (25 if item.output.spans else 0)
+                answer = {"item": item.pk, "score": max(0, min(100, round(score))), "spans": []}
+                assert post_answer(client, token, answer).status_code == 201
+
+
+def test_scores_are_corrected_and_reported_in_the_api_csv_and_page(api, researcher):
+    campaign = span_campaign(lines=ai_lines(documents=5), ai_error_free_rate=0.5, perturbation_rate=0.0,
+                             min_items=1, redundancy=2)
+    campaign.owner = researcher
+    campaign.save()
+    judge_all(campaign)
+    assert family_of(campaign).compute(campaign) is not None
+
+    # by hand: per system, the item means (two judges), unsent AI-clean outputs imputed with the judged ones' mean
+    scores: dict[tuple, list[float]] = {}
+    for system, segment, score in Judgment.objects.filter(campaign=campaign, item__item_type="system").values_list(
+            "item__output__system__name", "item__segment_id", "score"):
+        scores.setdefault((system, segment), []).append(score)
+    tutorial = HitItem.objects.filter(hit__campaign=campaign, item_type="tutorial").values("segment_id")
+    expected, naive, not_sent, total = {}, {}, 0, 0
+    for name in SYSTEMS:
+        outputs = SystemOutput.objects.filter(campaign=campaign, system__name=name).exclude(segment_id__in=tutorial)
+        flagged = [sum(v) / len(v) for (s, seg), v in scores.items() if s == name
+                   and not outputs.filter(segment_id=seg, spans=[]).exists()]
+        clean_judged = [sum(v) / len(v) for (s, seg), v in scores.items() if s == name
+                        and outputs.filter(segment_id=seg, spans=[]).exists()]
+        n_clean = outputs.filter(spans=[]).count()
+        imputed = sum(clean_judged) / len(clean_judged) * n_clean if clean_judged else 0
+        expected[name] = (sum(flagged) + imputed) / (len(flagged) + (n_clean if clean_judged else 0))
+        naive[name] = (sum(flagged) + sum(clean_judged)) / (len(flagged) + len(clean_judged))
+        not_sent += n_clean - len(clean_judged)
+        total += outputs.count()
+    assert not_sent > 0
+
+    body = api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]
+    rows = {r["system"]: r for r in body}
+    for name in SYSTEMS:
+        assert rows[name]["score"] == pytest.approx(expected[name], abs=1e-9)
+        assert rows[name]["naive_score"] == pytest.approx(naive[name], abs=1e-9)
+        assert rows[name]["score_low"] < rows[name]["score"] < rows[name]["score_high"]
+    assert [r["system"] for r in body] == ["alpha", "beta", "gamma"]
+    figures = {r["measure"]: r["value"] for r in
+               api.get(f"/api/campaigns/{campaign.slug}/ai_assist/").json()["results"]}
+    assert figures["not_sent"] == not_sent and figures["would_send"] == total
+    assert figures["budget_saved"] == pytest.approx(not_sent / total)
+    assert figures["kendall_tau_vs_naive"] == pytest.approx(1.0) and figures["ai_error_free_rate"] == 0.5
+    significance = api.get(f"/api/campaigns/{campaign.slug}/significance/").json()["results"]
+    assert {r["method"] for r in significance} == {"esa-ai-z"}
+
+    browser = Client()
+    browser.force_login(researcher)
+    table = list(csv.DictReader(io.StringIO(browser.get(f"/results/{campaign.slug}/systems.csv").content
+                                            .decode("utf-8-sig"))))
+    assert float(table[0]["naive_score"]) == pytest.approx(naive[table[0]["system"]])
+    saved = list(csv.reader(io.StringIO(browser.get(f"/results/{campaign.slug}/ai_assist.csv").content
+                                        .decode("utf-8-sig"))))
+    assert saved[0] == ["measure", "value"] and ["budget_saved", str(not_sent / total)] in saved
+    page = browser.get(f"/results/{campaign.slug}/").content.decode()
+    assert 'id="ai-assist-table"' in page and f"{round(100 * not_sent / total)}%" in page
+    assert "Significance: paired z-test of the ESA^AI scores" in page
