@@ -26,7 +26,7 @@ def test_the_shipped_formats_come_from_the_error_span_package_in_order():
     for fmt in EXPORT_FORMATS.values():
         assert fmt.writer.__module__ == "annotation.protocols.error_spans.export", fmt.name
     writers = {name: sorted(p.name for p in all_protocols() if fmt.writes(p)) for name, fmt in EXPORT_FORMATS.items()}
-    assert writers == {"mqm-tsv": ["mqm"], "esa-jsonl": ["contrastive-esa", "esa"]}
+    assert writers == {"mqm-tsv": ["mqm", "mqm-sxs"], "esa-jsonl": ["contrastive-esa", "esa"]}
 
 
 def test_a_protocol_brings_its_own_export_format_to_the_api_and_the_command(monkeypatch, make_campaign, api):

@@ -12,6 +12,7 @@ from ..common.stability import table_rows as stability_table
 from . import presenter
 from .presets import PRESETS
 from .storage import compute_error_spans
+from .sxs import CONSISTENCY, WIN_RATES
 
 
 class ErrorSpansFamily(Family):
@@ -23,7 +24,7 @@ class ErrorSpansFamily(Family):
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
                 ("document", "One document"))
     endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability",
-                 "segments")
+                 "segments", "win_rates", "consistency")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -40,6 +41,15 @@ class ErrorSpansFamily(Family):
         """Per (system, segment): the item score the system table is built from (MQM: minus the weighted errors,
         averaged over the segment's judges)."""
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "segments")}
+
+    def win_rates(self, campaign, params):
+        """Side by side (MQM-SxS, contrastive ESA): per ordered pair of systems, the screens where one's item score
+        was better, equal or worse than the other's (same judge, same item)."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "win_rates")}
+
+    def consistency(self, campaign, params):
+        """Side by side: the share of identical words marked alike across columns, with and without the hint."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "consistency")}
 
     def domains(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "domains")}
@@ -100,7 +110,9 @@ class ErrorSpansFamily(Family):
                 Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
                 Table("perturbation", stored("perturbation", PERTURBATION)),
                 Table("segments", stored("segments", SEGMENTS)),
-                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table)]
+                Table("agreement", stored("agreement", AGREEMENT)), Table("stability", stability_table),
+                Table("win_rates", stored("win_rates", WIN_RATES)),
+                Table("consistency", stored("consistency", CONSISTENCY))]
 
 
 #: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.
