@@ -4,8 +4,8 @@
    possible: a translation without marks is one without errors. Enter submits.
 
    The consistency aid: when words marked in one column also occur in another where nothing covers them, the
-   marked column says "the same words in B are unmarked", with "Mark in B too" (the same severity and category)
-   and "Dismiss". Nothing is forced. Each hint shown is recorded once: {from, column, text, start, end, shown
+   marked column says "“…” is marked here; the same words in B are unmarked", with "Mark in B too" (the same
+   severity and category) and "Dismiss", and the words are underlined in B (a CSS highlight). Nothing is forced. Each hint shown is recorded once: {from, column, text, start, end, shown
    (seconds after the item appeared), action}, the action read at Submit: `marked` when the words are covered in
    that column then, else `dismissed` or `none`. The answer:
    {"candidates": {"<key>": {"spans": [...]}}, "hints": [...]}, offsets in code points. */
@@ -109,15 +109,27 @@
     y.editor.changed();
   }
 
+  /* The unmarked words of the hints shown, underlined where the browser has the CSS Custom Highlight API. */
+  function paintUnmarked(now) {
+    if (!(window.CSS && CSS.highlights && window.Highlight)) { return; }
+    var highlight = new Highlight();
+    now.forEach(function (h) {
+      var range = h.hint.dismissed ? null : h.y.editor.rangeOf(h.hint.start, h.hint.end);
+      if (range) { highlight.add(range); }
+    });
+    CSS.highlights.set("sxs-unmarked", highlight);
+  }
+
   function showHints() {
     var now = currentHints();
+    paintUnmarked(now);
     columns.forEach(function (column) { column.hints.textContent = ""; });
     now.forEach(function (h) {
       if (h.hint.dismissed) { return; }
       var line = h.x.hints.appendChild(element("p", "sxs-hint"));
       line.setAttribute("role", "status");
-      line.appendChild(element("span", "sxs-hint-text", "“" + h.hint.text + "”: the same words in " + h.y.letter +
-                                                       " are unmarked."));
+      line.appendChild(element("span", "sxs-hint-text", "“" + h.hint.text + "” is marked here; the same words in " +
+                                                       h.y.letter + " are unmarked."));
       var mark = line.appendChild(element("button", "link sxs-mark-too", "Mark in " + h.y.letter + " too"));
       mark.type = "button";
       mark.addEventListener("click", function () { markToo(h.y, h.hint.start, h.hint.end, h.span); });
