@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from evaluation.stats import sxs
+from evaluation.stats import error_spans, sxs
 
 
 def test_win_rates_by_hand():
@@ -59,3 +59,10 @@ def test_consistency_shares_by_hand():
     assert (shares["hint"].pairs, shares["hint"].alike, shares["hint"].share) == (2, 1, 0.5)
     assert (shares["no hint"].pairs, shares["no hint"].alike) == (3, 1)
     assert math.isnan(sxs.consistency([], []).get("all").share)
+
+
+def test_krippendorff_alpha_of_identical_scores_is_nan_not_an_error():
+    """Two judges marking the same spans on every side-by-side column give every item the same MQM score (here
+    0): alpha is undefined without variation; the krippendorff package raised ValueError, failing the results."""
+    assert math.isnan(error_spans.krippendorff_interval([0, 0, 1, 1], [0, 1, 0, 1], [-1.0, -1.0, -1.0, -1.0]))
+    assert error_spans.krippendorff_interval([0, 0, 1, 1], [0, 1, 0, 1], [-1.0, -1.0, -5.0, -5.0]) == 1.0
