@@ -218,3 +218,29 @@ def test_the_judgment_export_in_mqm_tsv_and_json(api, researcher):
     assert sorted(first["columns"].values()) == ["alpha", "beta", "gamma"]
     assert [h["action"] for h in first["answer"]["hints"]] == ["none", "dismissed"]
     assert {first["columns"][s["candidate"]] for s in first["spans"]} == {"alpha", "beta", "gamma"}
+
+
+def test_the_live_gate_reads_the_degraded_columns_penalties():
+    """MQM side by side has no scores: the gate compares minus the MQM penalty of the degraded column with its
+    original's (it used to read the missing scores, found no pairs and never stopped anyone)."""
+    from evaluation.families.error_spans.gate import gate
+
+    campaign = sxs_campaign(lines=sxs_lines(documents=4), perturbation_rate=0.5, gate=True, gate_rule="missed",
+                            gate_min_pairs=2, redundancy=2)
+    for worker, careful in (("careless", False), ("careful", True)):
+        client = Client()
+        token = start(client, campaign, worker)
+        while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+            stored = HitItem.objects.get(pk=state["item"]["id"])
+            bad = {c["key"] for c in stored.payload["candidates"] if c["kind"] == "bad"}
+            omission = {"severity": "major", "category": "Accuracy/Omission"}
+            candidates = {c["key"]: {"spans": [{"start": len(c["text"]), "end": len(c["text"]), **omission}]
+                                     if careful and c["key"] in bad else []} for c in state["item"]["candidates"]}
+            response = post_answer(client, token, {"item": stored.pk, "candidates": candidates})
+            assert response.status_code == 201, response.content
+        annotator = Judgment.objects.filter(campaign=campaign, annotator__external_id=worker).first().annotator
+        verdict = gate(campaign, annotator)
+        if careful:
+            assert verdict is None
+        else:
+            assert verdict is not None and verdict.pairs == 4 and "missed 4 of 4" in verdict.reason
