@@ -12,7 +12,7 @@ from annotation.models import HitItem, Judgment
 from annotation.protocols import get_protocol
 from annotation.protocols.error_spans.sxs_planner import system_groups
 from annotation.protocols.options import OptionError
-from annotation.services.campaign_import import import_campaign
+from annotation.services.campaign_import import CampaignFileError, import_campaign
 from evaluation.families import family_of
 from evaluation.services.results_read import stored_rows
 
@@ -113,6 +113,9 @@ def test_the_planner_groups_systems_per_document_in_a_recorded_random_order():
     for bad in (1, 9):
         with pytest.raises(OptionError):
             get_protocol("mqm-sxs").parse_options({"sxs_columns": bad})
+    alone = [json.dumps({**json.loads(line), "systems": {"alpha": "Only one."}}) for line in sxs_lines()]
+    with pytest.raises(CampaignFileError, match="at least two systems"):
+        sxs_campaign(lines=alone)
 
 
 def test_every_malformed_answer_is_a_400_and_stores_nothing():
