@@ -77,6 +77,8 @@ VALID = {
                          "score": 40},
     "contrastive-esa": lambda item: {"candidates": {c["key"]: {"spans": [_span(c["text"])], "score": 60}
                                                     for c in item["candidates"]}},
+    "mqm-sxs": lambda item: {"candidates": {c["key"]: {"spans": [{**_span(c["text"]), "category": "Style"}]}
+                                            for c in item["candidates"]}},
     "post-edit": lambda item: {"edits": [f"{o} fixed" for o in item["outputs"]]},
     "post-edit-verify": lambda item: {"same_meaning": "yes", "acceptable": "no"},
     "reference-translation": lambda item: {

@@ -44,7 +44,7 @@ def test_the_docs_index_lists_the_documents_and_every_sample_campaign():
     html = page.content.decode()
     assert 'href="/docs/methods/"' in html and 'href="/docs/api/"' in html
     assert ('href="/docs/architecture/"' in html) == (ROOT / "docs" / "architecture.md").exists()
-    assert len(sample_names()) == 14
+    assert len(sample_names()) == 15
     for name in sample_names():
         assert f'href="/docs/samples/{name}.jsonl"' in html
     download = client.get("/docs/samples/ranking.jsonl")

@@ -26,7 +26,8 @@ def test_the_shipped_formats_come_from_the_error_span_package_in_order():
     for fmt in EXPORT_FORMATS.values():
         assert fmt.writer.__module__.startswith("annotation.protocols.error_spans."), fmt.name
     writers = {name: sorted(p.name for p in all_protocols() if fmt.writes(p)) for name, fmt in EXPORT_FORMATS.items()}
-    assert writers == {"mqm-tsv": ["mqm", "mqm-review"], "esa-jsonl": ["contrastive-esa", "esa", "esa-review"],
+    assert writers == {"mqm-tsv": ["mqm", "mqm-review", "mqm-sxs"],
+                       "esa-jsonl": ["contrastive-esa", "esa", "esa-review"],
                        "mqm-review-tsv": ["esa-review", "mqm-review"]}
 
 

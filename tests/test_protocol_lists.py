@@ -30,7 +30,7 @@ def listed(text: str, marker: str) -> list[str]:
 def test_every_importable_protocol_has_one_line(path, marker):
     names = listed((ROOT / path).read_text(encoding="utf-8"), marker)
     importable = [p.name for p in all_protocols() if not p.stage_only]
-    assert len(importable) == 14
+    assert len(importable) == 15
     assert sorted(names) == sorted(importable), f"{path}: missing {set(importable) - set(names)}, " \
                                                 f"unknown {set(names) - set(importable)}"
 

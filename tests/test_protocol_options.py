@@ -130,7 +130,8 @@ def test_the_three_front_ends_offer_the_same_options_and_defaults():
             option.name for option in protocol.option_fields()}
     # what only some protocols use
     assert used_by("hit_size") == ["fluency", "adequacy", "source-adequacy"]
-    assert used_by("qc_test") == ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa"]
+    assert used_by("qc_test") == ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa",
+                                 "mqm-sxs"]
     assert used_by("systems") == used_by("max_spam_miss_rate") == ["pairwise-adequacy", "pairwise-fluency"]
     assert "Default: no" in form.fields["publish"].help_text and "Default: yes" in actions["publish"].help
 

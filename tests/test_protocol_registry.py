@@ -14,8 +14,8 @@ from annotation.protocols.pairwise import Pairwise
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted(p.name for p in (ROOT / "annotation" / "protocols").iterdir() if (p / "__init__.py").exists())
-SHIPPED = ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa", "mqm-review", "esa-review",
-           "pairwise-adequacy",
+SHIPPED = ["fluency", "adequacy", "source-adequacy", "esa", "mqm", "contrastive-esa", "mqm-sxs", "mqm-review",
+           "esa-review", "pairwise-adequacy",
            "pairwise-fluency", "ranking", "ranking-constituent", "constituent-acceptance", "post-edit",
            "post-edit-verify", "reading-comprehension", "reading-comprehension-vote", "reading-comprehension-answer",
            "reading-comprehension-grade", "reference-translation", "reference-translation-detect"]

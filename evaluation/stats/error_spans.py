@@ -378,4 +378,6 @@ def krippendorff_interval(unit, rater, score) -> float:
     data[rater, unit] = np.asarray(score, dtype=np.float64)
     if data.size == 0 or np.sum(np.isfinite(data).sum(axis=0) >= 2) == 0:
         return math.nan
+    if np.unique(data[np.isfinite(data)]).size < 2:  # every score the same: no variation, alpha undefined
+        return math.nan
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))

@@ -3,8 +3,10 @@ its HIT planner and formats, and what other parts legitimately read of it."""
 from .review import PROTOCOLS as REVIEW_PROTOCOLS
 from .strategy import PROTOCOLS as SPAN_PROTOCOLS
 from .strategy import ErrorSpans
+from .sxs_strategy import MQM_SXS
 
-#: The error-span protocols, then their review stages (settings.MTEVAL_PROTOCOLS).
-PROTOCOLS = (*SPAN_PROTOCOLS, *REVIEW_PROTOCOLS)
+#: ESA, MQM, contrastive ESA, MQM side by side (sxs_strategy.py), then the review stages, in the order of the
+#: protocol choices (settings.MTEVAL_PROTOCOLS).
+PROTOCOLS = (*SPAN_PROTOCOLS, MQM_SXS, *REVIEW_PROTOCOLS)
 
 __all__ = ["ErrorSpans", "PROTOCOLS"]

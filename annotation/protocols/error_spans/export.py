@@ -53,6 +53,9 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
     `No-error` row for a judgment without spans; an error without a span (a zero-length span at the end of the
     translation) without marks."""
     yield "\t".join(MQM_HEADER) + "\n"
+    if campaign.protocol_spec.contrastive:  # MQM side by side: a row per error of each column, with its system
+        yield from _side_by_side_mqm_lines(campaign)
+        return
     numbers = None
     for (external_id, username, system, doc, _domain, position, segment_id, global_id, source, target, _score,
          spans, _wave) in _single_judgments(campaign):
@@ -61,19 +64,50 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
             global_id = numbers.get(segment_id, 0)
         source, target = _field(source), _field(target)
         head = f"{_cell(system)}\t{_cell(doc)}\t{position}\t{global_id}\t{_cell(external_id or username)}\t"
-        if not spans:
-            yield f"{head}{spreadsheet_safe(source)}\t{spreadsheet_safe(target)}\tNo-error\tNo-error\t\n"
-            continue
-        for span in spans:
-            start, end, category = span["start"], span["end"], _field(span.get("category", ""))
-            if span.get("side") == "source":
-                shown_source, shown_target = _marked(source, start, end), target
-            elif start == end == len(target) and category.lower() not in _NO_ERROR:
-                shown_source, shown_target = source, target
-            else:
-                shown_source, shown_target = source, _marked(target, start, end)
-            yield (f"{head}{spreadsheet_safe(shown_source)}\t{spreadsheet_safe(shown_target)}\t"
-                   f"{spreadsheet_safe(category)}\t{_cell(span['severity'])}\t\n")
+        yield from _mqm_rows(head, source, target, spans)
+
+
+def _mqm_rows(head: str, source: str, target: str, spans: list[dict]) -> Iterator[str]:
+    """One translation's MQM rows after the `head` fields: a row per span, or a `No-error` row."""
+    if not spans:
+        yield f"{head}{spreadsheet_safe(source)}\t{spreadsheet_safe(target)}\tNo-error\tNo-error\t\n"
+        return
+    for span in spans:
+        start, end, category = span["start"], span["end"], _field(span.get("category", ""))
+        if span.get("side") == "source":
+            shown_source, shown_target = _marked(source, start, end), target
+        elif start == end == len(target) and category.lower() not in _NO_ERROR:
+            shown_source, shown_target = source, target
+        else:
+            shown_source, shown_target = source, _marked(target, start, end)
+        yield (f"{head}{spreadsheet_safe(shown_source)}\t{spreadsheet_safe(shown_target)}\t"
+               f"{spreadsheet_safe(category)}\t{_cell(span['severity'])}\t\n")
+
+
+def _side_by_side_mqm_lines(campaign: Campaign) -> Iterator[str]:
+    """MQM side by side: each screen's system columns (the degraded copies left out), each column's errors as
+    rows under its system, as if the column had been judged alone."""
+    numbers = _global_numbers(campaign)
+    judgments = (Judgment.objects.filter(campaign=campaign, item__item_type="system").order_by("pk").values_list(
+        "annotator__external_id", "annotator__user__username", "item__segment_id", "item__segment__document__doc_id",
+        "item__segment__seg_id", "item__segment__source", "item__payload", "spans").iterator(chunk_size=CHUNK))
+    chunk: list[tuple] = []
+    for judgment in [*judgments, None]:
+        if judgment is not None:
+            chunk.append(judgment)
+        if chunk and (judgment is None or len(chunk) == CHUNK):
+            texts = {(segment, system): text for segment, system, text in SystemOutput.objects.filter(
+                segment_id__in={j[2] for j in chunk}).values_list("segment_id", "system__name", "text")}
+            for external_id, username, segment, doc, position, source, payload, spans in chunk:
+                for candidate in (payload or {}).get("candidates", ()):
+                    if candidate.get("kind") != "system":
+                        continue
+                    mine = [s for s in spans or () if s.get("candidate") == candidate.get("key")]
+                    head = (f"{_cell(candidate.get('name'))}\t{_cell(doc)}\t{position}\t{numbers.get(segment, 0)}\t"
+                            f"{_cell(external_id or username)}\t")
+                    yield from _mqm_rows(head, _field(source), _field(texts.get((segment, candidate.get("name")), "")),
+                                         mine)
+            chunk = []
 
 
 def _esa_spans(spans) -> list[dict]:

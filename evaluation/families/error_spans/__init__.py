@@ -13,6 +13,7 @@ from . import presenter
 from .presets import PRESETS
 from .review import TABLES as REVIEW_TABLES
 from .storage import compute_error_spans
+from .sxs import CONSISTENCY, WIN_RATES
 
 
 class ErrorSpansFamily(Family):
@@ -24,7 +25,7 @@ class ErrorSpansFamily(Family):
                 ("stability", "Ranking stability"), ("workers", "Workers"), ("agreement", "Agreement"),
                 ("document", "One document"))
     endpoints = ("significance", "breakdown", "domains", "agreement", "perturbation", "document", "stability",
-                 "segments", "review", "ai_assist")
+                 "segments", "review", "ai_assist", "win_rates", "consistency")
 
     def compute(self, campaign):
         return compute_error_spans(campaign)
@@ -65,6 +66,14 @@ class ErrorSpansFamily(Family):
         names = [f"review_{which}"] if which else list(REVIEW_TABLES)
         return {**freshness(root).as_api(), **{name.removeprefix("review_"): stored_rows(root, name)
                                                 for name in names}}
+    def win_rates(self, campaign, params):
+        """Side by side (MQM-SxS, contrastive ESA): per ordered pair of systems, the screens where one's item score
+        was better, equal or worse than the other's (same judge, same item)."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "win_rates")}
+
+    def consistency(self, campaign, params):
+        """Side by side: the share of identical words marked alike across columns, with and without the hint."""
+        return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "consistency")}
 
     def domains(self, campaign, params):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "domains")}
@@ -127,7 +136,9 @@ class ErrorSpansFamily(Family):
                 Table("segments", stored("segments", SEGMENTS)),
                 Table("agreement", stored("agreement", AGREEMENT)), Table("ai_assist", stored("ai_assist", AI_ASSIST)),
                 Table("stability", stability_table),
-                *(Table(name, stored(name, columns)) for name, columns in REVIEW_TABLES.items())]
+                *(Table(name, stored(name, columns)) for name, columns in REVIEW_TABLES.items()),
+                Table("win_rates", stored("win_rates", WIN_RATES)),
+                Table("consistency", stored("consistency", CONSISTENCY))]
 
 
 #: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.

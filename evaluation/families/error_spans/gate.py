@@ -1,12 +1,12 @@
-"""The live reliability gate for error spans: ESA, MQM and contrastive ESA (docs/methods.md §12.1).
+"""The live reliability gate for error spans: ESA, MQM, contrastive ESA and MQM side by side (docs/methods.md §12.1).
 
 After each HIT a worker finishes, the family's perturbation test (§11.2) runs over all their (perturbed copy,
 original) pairs so far, in the campaign or, with `reliability_scope` study, in every error-span campaign of its
 study. Only that worker's judgments are loaded: a perturbed copy pairs with the same worker's judgment of its
 original in the same HIT (ESA, MQM: the `bad_ref` item and the item at its `partner_position`; contrastive ESA:
 the `bad` column and the column it degrades, `of`, in the same answer). Each pair compares the values the results
-test: the 0–100 score (ESA, contrastive ESA), or minus the MQM penalty (MQM, weights `mqm_weights`). An item
-judged twice counts once, by its latest judgment.
+test: the 0–100 score (ESA, contrastive ESA), or minus the MQM penalty (MQM, MQM side by side: per column; weights
+`mqm_weights`). An item judged twice counts once, by its latest judgment.
 
 The rule (campaign options, as for Direct Assessment):
 
@@ -111,8 +111,28 @@ def _single_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np
     return value[bad][matched], value[original[found[matched]]]
 
 
+def _side_by_side_mqm_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """MQM side by side (no scores): (minus the bad column's penalty, minus its original column's) per pair, from
+    the spans of each column of the worker's latest answer to each item."""
+    rows = list(Judgment.objects.filter(campaign=campaign, annotator_id=annotator_id, item__payload__has_key=
+                                        "candidates").order_by("id").values_list("item_id", "item__payload", "spans"))
+    latest = {item: (payload, spans) for item, payload, spans in rows}
+    columns = []  # per pair: the bad column's spans, then its original's
+    for payload, spans in latest.values():
+        for bad in (c for c in payload.get("candidates", ()) if c.get("kind") == "bad"):
+            for key in (bad["key"], bad.get("of")):
+                columns.append([s for s in spans or () if s.get("candidate") == key])
+    if not columns:
+        return np.zeros(0), np.zeros(0)
+    options = campaign.options or {}
+    value = -_penalties(columns, MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE))
+    return value[0::2], value[1::2]
+
+
 def _contrastive_pairs(campaign: Campaign, annotator_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Contrastive ESA: (bad column's score, its original column's score) per pair, in the worker's answers."""
+    if score_kind(campaign) == "mqm":
+        return _side_by_side_mqm_pairs(campaign, annotator_id)
     sql = (_CONTRASTIVE_PG if connection.vendor == "postgresql" else _CONTRASTIVE_SQLITE).format(
         judgment=connection.ops.quote_name(Judgment._meta.db_table),
         item=connection.ops.quote_name(HitItem._meta.db_table))

@@ -95,6 +95,9 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "perturbation": [{**r, "p_text": charts.format_p(r["p_value"]), "major_text": percent(r["major_on_perturbed"])}
                          for r in stored_rows(campaign, "perturbation")],
         "agreement": [{**r, "value_text": fixed(r["value"], 3)} for r in stored_rows(campaign, "agreement")],
+        "win_rates": [{**r, "rate_text": percent(r["win_rate"])} for r in stored_rows(campaign, "win_rates")],
+        "consistency": [{**r, "share_text": percent(r["share_alike"]), "marked_text": percent(r["share_both_marked"])}
+                        for r in stored_rows(campaign, "consistency")],
         "documents": documents, "system_names": order, "chosen_document": chosen_doc,
         "chosen_system": chosen_system, "document_view": view,
         "stability": stability_section(campaign, header), "ranked_by": RANKED_BY.get(kind, kind),

@@ -21,6 +21,7 @@ from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, ana
 from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
 from .review import review_tables
+from .sxs import consistency_rows, win_rate_rows
 
 
 def score_kind(campaign: Campaign) -> str:
@@ -100,6 +101,10 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                        "n": agreed["items"]}],
     }
     tables.update(review_tables(campaign))  # empty unless the task has a review stage
+    if contrastive:  # side by side: who beat whom on the same screen, and identical words marked alike (sxs.py)
+        value = obs.score if kind == "esa" else -obs.penalty
+        tables["win_rates"] = win_rate_rows(names, obs, counted, value, kind)
+        tables["consistency"] = consistency_rows(campaign, obs, counted, pks)
     summary = {
         "score_name": kind, "systems": len(names), "observations": obs.size, "counted": int(counted.sum()),
         "perturbed": int((obs.kind == 1).sum()), "tutorial": int((obs.kind == 2).sum()),
