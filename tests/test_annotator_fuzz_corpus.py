@@ -9,7 +9,7 @@ import json
 
 import pytest
 from django.apps import apps
-from django.test import Client
+from django.test import Client, TestCase
 
 from annotation.models import Assignment, Campaign, Judgment
 from annotation.protocols import all_protocols, get_protocol
@@ -26,7 +26,7 @@ HUGE = 10**400
 DEEP = "\u2063deep\u2063"
 NEVER_VALID = (HUGE, -HUGE, float("nan"), float("inf"), float("-inf"), "\ud800", "\udfff x", "x\x00", DEEP)
 #: Keys an answer may leave out (their absence is an answer).
-OPTIONAL = {"spans", "redundant_with"}
+OPTIONAL = {"spans", "redundant_with", "added"}  # a review adds no span unless it says so
 
 
 def lines(docs: int = 2, per_doc: int = 6) -> list[bytes]:
@@ -57,6 +57,9 @@ OPTIONS = {
                               "exclude_own_work": False},
 }
 
+#: The options a first stage needs to declare the later stage named (review stages are asked for).
+STAGE_OPTIONS = {name: {"review": "judges", "review_items_per_hit": 2} for name in ("mqm-review", "esa-review")}
+
 
 def _span(text: str) -> dict:
     return {"start": 0, "end": min(3, len(text)), "severity": "minor"}
@@ -79,6 +82,10 @@ VALID = {
                                                     for c in item["candidates"]}},
     "mqm-sxs": lambda item: {"candidates": {c["key"]: {"spans": [{**_span(c["text"]), "category": "Style"}]}
                                             for c in item["candidates"]}},
+    "mqm-review": lambda item: {"review": [{"action": "kept"} for _ in item["first_pass"]], "added": [],
+                                "score": 40},
+    "esa-review": lambda item: {"review": [{"action": "deleted"} for _ in item["first_pass"]], "added": [],
+                                "score": 40},
     "post-edit": lambda item: {"edits": [f"{o} fixed" for o in item["outputs"]]},
     "post-edit-verify": lambda item: {"same_meaning": "yes", "acceptable": "no"},
     "reference-translation": lambda item: {
@@ -120,9 +127,10 @@ def live_hit(name: str):
     """A fuzzer's client and token on a HIT of protocol `name` with a current item: a first stage is imported, a
     later stage is reached by answering every stage before it."""
     spec = get_protocol(name)
+    extra = STAGE_OPTIONS.get(name, {})
     root = spec if not spec.stage_only else next(
-        p for p in all_protocols() if name in {s.protocol for s in p.next_stages({})})
-    parsed = root.parse_options({"seed": 3, **OPTIONS[root.family]})
+        p for p in all_protocols() if name in {s.protocol for s in p.next_stages(extra)})
+    parsed = root.parse_options({"seed": 3, **OPTIONS[root.family], **extra})
     campaign = import_campaign(lines(), name=f"corpus {name}", protocol=root.name, parsed=parsed).campaign
     target = Campaign.objects.get(protocol=name, name__startswith=campaign.name)
     chain = []
@@ -131,7 +139,8 @@ def live_hit(name: str):
         node = node.stage_input
         chain.insert(0, node)
     for stage in chain:
-        finish(stage)
+        with TestCase.captureOnCommitCallbacks(execute=True):  # what a finished HIT's commit sets off (stage input)
+            finish(stage)
     client, token = enter(target, "fuzzer")
     assert client is not None, f"no HIT of {name} reached"
     state = client.get(f"/api/hit/{token}/").json()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What a protocol package keeps besides its planner and formats (the strategy and the package's exports).
-STRATEGY_FILES = ("strategy.py", "__init__.py")  # and a package's further strategies, `<name>_strategy.py`
+STRATEGY_FILES = ("strategy.py", "__init__.py")  # and a package's further strategies and their option declarations,
+STRATEGY_SUFFIXES = ("_strategy.py", "_options.py")  # `<name>_strategy.py`, `<name>_options.py`
 #: The protocol interface, which imports no protocol package: building blocks may use it (e.g. JudgmentError).
 INTERFACE = ("annotation.protocols.base", "annotation.protocols.options")
 #: The import services that read the planners and formats.
@@ -40,7 +41,7 @@ def imports(path: Path) -> set[str]:
 
 def planners_and_formats() -> list[Path]:
     return sorted(p for p in (ROOT / "annotation" / "protocols").glob("*/*.py")
-                  if p.name not in STRATEGY_FILES and not p.name.endswith("_strategy.py"))
+                  if p.name not in STRATEGY_FILES and not p.name.endswith(STRATEGY_SUFFIXES))
 
 
 def offences(path: Path, allowed: tuple[str, ...]) -> list[str]:

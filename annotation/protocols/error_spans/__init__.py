@@ -1,6 +1,6 @@
 """The error spans protocol package: `PROTOCOLS` (its strategy objects, named in settings.MTEVAL_PROTOCOLS),
 its HIT planner and formats, and what other parts legitimately read of it."""
-from .review import PROTOCOLS as REVIEW_PROTOCOLS
+from .review_strategy import PROTOCOLS as REVIEW_PROTOCOLS
 from .strategy import PROTOCOLS as SPAN_PROTOCOLS
 from .strategy import ErrorSpans
 from .sxs_strategy import MQM_SXS

@@ -1,4 +1,4 @@
-"""The options of an `mqm` or `esa` campaign that ask for a review stage after the first pass (review.py,
+"""The options of an `mqm` or `esa` campaign that ask for a review stage after the first pass (review_strategy.py,
 docs/methods.md "Review of error spans"), and the stage they declare."""
 from __future__ import annotations
 

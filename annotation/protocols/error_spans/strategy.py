@@ -129,7 +129,7 @@ class ErrorSpans(Protocol):
         return []
 
     def next_stages(self, options: dict) -> list:
-        """A review stage when the option `review` asks for one (review.py)."""
+        """A review stage when the option `review` asks for one (review_strategy.py)."""
         return review_stages(self.name, options)
 
     def severities(self, options: dict) -> tuple[str, ...]:
