@@ -31,6 +31,9 @@ class SpanRules:
     min_items: int
     alpha: float = 0.05
     randomization_trials: int = 10_000
+    #: WMT25's table: a rule (`\cmidrule`) where every rank range above ends at or above it and every range below
+    #: starts below it (`stats.esa_ranking.wmt25_table_rules`), stored per system row as `table_rule`.
+    table_rules: bool = False
 
 
 #: WMT24: drop attention checks, tutorials, unfinished HITs; a judge's later rating of an item wins; judges of an
@@ -38,7 +41,8 @@ class SpanRules:
 WMT24 = SpanRules("wmt24", macro=True, drop_bad=True, drop_incomplete=True, latest_per_judge=True, min_items=100)
 #: WMT25: drop tutorials only; every rating a separate observation; plain mean; one-sided Wilcoxon between
 #: neighbours.
-WMT25 = SpanRules("wmt25", macro=False, drop_bad=False, drop_incomplete=False, latest_per_judge=False, min_items=0)
+WMT25 = SpanRules("wmt25", macro=False, drop_bad=False, drop_incomplete=False, latest_per_judge=False, min_items=0,
+                  table_rules=True)
 
 
 @dataclass

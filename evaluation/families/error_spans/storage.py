@@ -14,6 +14,7 @@ from annotation.models import Annotator, Campaign, Document, Judgment, Segment, 
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
 from ...services.storing import finite, jsonable, replace_results
+from ...stats import esa_ranking
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
 from .loading import add_counts, load_observations, span_counts, spans_of
@@ -72,7 +73,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         p_value=finite(result.worker_p[w]), reliable=bool(result.worker_reliable[w]),
         mean_seconds=finite(result.worker_seconds[w])) for w, aid in enumerate(result.workers)]
     tables = {
-        "systems": systems_rows(names, result, kind),
+        "systems": systems_rows(names, result, kind, rules.table_rules),
         "significance": significance_rows(names, result),
         "domains": [{"system": names[i], "domain": domain or "(none)", "score": finite(result.domain_scores[i, d]),
                      "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
@@ -105,9 +106,13 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         tables=tables)
 
 
-def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict]:
-    """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations."""
+def systems_rows(names: list[str], result: SpanAnalysis, kind: str, table_rules: bool = False) -> list[dict]:
+    """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations; with
+    `table_rules` (WMT25), `table_rule`: whether WMT25's table draws a rule below the row (null otherwise)."""
     c = result.clusters
+    rule_below = np.zeros(len(names), dtype=bool)
+    if table_rules and c.order.size:
+        rule_below[c.order] = esa_ranking.wmt25_table_rules(c.rank_low[c.order], c.rank_high[c.order])
     rows = []
     for i, name in enumerate(names):
         if result.system_items[i] == 0:
@@ -119,7 +124,8 @@ def systems_rows(names: list[str], result: SpanAnalysis, kind: str) -> list[dict
             "rank": int(c.rank[i]) if ranked else None,
             "rank_range": [int(c.rank_low[i]), int(c.rank_high[i])] if ranked else None,
             "cluster": int(c.cluster[i]) if ranked and c.cluster[i] > 0 else None,
-            "mean_score": finite(result.mean_score[i]), "ranked": ranked})
+            "mean_score": finite(result.mean_score[i]), "ranked": ranked,
+            "table_rule": (bool(rule_below[i]) if ranked else None) if table_rules else None})
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["system"]))
 
 
