@@ -55,3 +55,25 @@ def test_wmt25_table_rules_are_stored_drawn_in_latex_and_on_the_page(api, resear
     rows = with_preset(campaign, "wmt24-esa")
     assert {r["table_rule"] for r in rows.values()} == {None}
     assert r"\cmidrule" not in client.get(f"/results/{campaign.slug}/systems.tex").content.decode()
+
+
+def test_wmt25_keeps_the_later_rating_of_a_slot_where_other_presets_average(researcher):
+    """A's item 1 is rated 40 by r1 and then 80 by r2 in the same wave; item 2 is rated 60. WMT25 (later wins):
+    A = (80 + 60) / 2 = 70 over 2 ratings. WMT24 (each judge's latest, judges averaged per item): (60 + 60) / 2 = 60.
+    The same lines in the other order make WMT25 keep the 40: A = 50. A second wave of item 1 is its own slot."""
+    first = esa_lines({"A": [40, 60], "B": [50, 50]}, rater="r1")
+    later = esa_lines({"A": [80]}, rater="r2")
+    campaign = import_judgments(first + later, fmt="esa-jsonl", name="Later wins", owner=researcher).campaign
+    rows = with_preset(campaign, "wmt25-esa")
+    assert (rows["A"]["score"], rows["A"]["observations"]) == (pytest.approx(70.0), 2)
+    rows = with_preset(campaign, "wmt24-esa")
+    assert rows["A"]["score"] == pytest.approx(60.0)
+    rows = with_preset(campaign, "esa-stouffer")
+    assert rows["A"]["score"] == pytest.approx(60.0)
+    reversed_order = import_judgments(later + first, fmt="esa-jsonl", name="Earlier wins", owner=researcher).campaign
+    assert with_preset(reversed_order, "wmt25-esa")["A"]["score"] == pytest.approx(50.0)
+    wave2 = json.loads(later[0])
+    waves = import_judgments(first + [(json.dumps({**wave2, "wave": 2}) + "\n").encode()], fmt="esa-jsonl",
+                             name="Two waves", owner=researcher).campaign
+    rows = with_preset(waves, "wmt25-esa")
+    assert (rows["A"]["score"], rows["A"]["observations"]) == (pytest.approx(60.0), 3)
