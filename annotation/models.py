@@ -231,10 +231,16 @@ class Hit(models.Model):
     exposure = models.JSONField(default=dict, blank=True, help_text="What the HIT shows, for keeping workers apart.")
     batch = models.PositiveIntegerField(null=True, blank=True, help_text="Adaptive campaigns: the batch the HIT was "
                                         "built in, from 1 (docs/methods.md §12.2); empty otherwise.")
+    held = models.PositiveIntegerField(
+        default=0, db_default=0, editable=False,
+        help_text="Assignments of this HIT that are active or completed, kept by database triggers on the "
+                  "assignment table (migration 0020): the hand-out walks (campaign, held, number) to the first "
+                  "free HIT instead of counting every assignment of the campaign.")
 
     class Meta:
         ordering = ["campaign", "number"]
         constraints = [models.UniqueConstraint(fields=["campaign", "number"], name="hit_unique_number")]
+        indexes = [models.Index(fields=["campaign", "held", "number"], name="hit_free_places_idx")]
 
     def __str__(self):
         return f"HIT {self.number}"
@@ -340,8 +346,11 @@ class Assignment(models.Model):
         ordering = ["campaign", "hit", "started_at"]
         constraints = [models.UniqueConstraint(fields=["hit", "annotator"], name="assignment_one_per_worker_hit")]
         # entry_ip: the cap on open HITs per address counts an address's HITs at every crowd entry.
+        # open_idx: the hand-out's idle places (active, last activity before the timeout) without a campaign scan.
         indexes = [models.Index(fields=["campaign", "annotator", "status"], name="assignment_worker_idx"),
-                   models.Index(fields=["campaign", "entry_ip"], name="assignment_entry_ip_idx")]
+                   models.Index(fields=["campaign", "entry_ip"], name="assignment_entry_ip_idx"),
+                   models.Index(fields=["campaign", "last_activity_at"], name="assignment_open_idx",
+                                condition=models.Q(status="active"))]
 
     def __str__(self):
         return f"{self.annotator} on {self.hit}"

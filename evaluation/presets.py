@@ -104,6 +104,24 @@ def conventions_of(campaign, family: str) -> Conventions:
         digits=preset.digits)
 
 
+def settings_notices(campaign, family: str) -> list[dict]:
+    """What the researcher should check in the campaign's settings, as {"what", "text"}. An imported campaign
+    whose reliability test is the model's default `paired-t` while its preset tests with another: imports before
+    they took their preset's test stored `paired-t`, and a `paired-t` chosen since (import option, PATCH, admin)
+    is stored the same way, so no migration can tell the two apart; the notice asks instead (docs/api.md)."""
+    legacy = type(campaign)._meta.get_field("qc_test").default
+    if not campaign.analysis_only or campaign.qc_test != legacy:
+        return []
+    preset = _presets().get((campaign.options or {}).get("statistics_preset", "")) or default_preset(family)
+    if preset is None or preset.test == legacy:
+        return []
+    return [{"what": "qc_test", "text": (
+        f"The reliability test is {legacy}, which judgment imports stored before they took their preset's test; "
+        f"the preset {preset.name} tests workers with {preset.test}. Unless {legacy} was chosen on purpose, put "
+        f"the test back to the preset's: PATCH /api/campaigns/{campaign.slug}/ with "
+        '{"options": {"qc_test": null}}, or the admin\'s Statistics options; the results then recompute.')}]
+
+
 def passes(p, threshold: float, rule: str):
     """Whether p-values pass: p < threshold ("lt") or p ≤ threshold ("le"); NaN never passes."""
     import numpy as np

@@ -196,18 +196,30 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
 
 def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50) -> list[tuple[int, dict]]:
     """(pk, exposure) of up to `limit` HITs with a free place, fewest live assignments first, then by number
-    (docs/methods.md §2.3), leaving out the HITs in `taken` (the worker's own). The live assignments are counted
-    in one aggregate joined to the HITs, not once per HIT: on PostgreSQL a hash join, where a count per HIT
-    made each entry a nested loop over the whole campaign."""
+    (docs/methods.md §2.3), leaving out the HITs in `taken` (the worker's own).
+
+    A HIT's live assignments are its held ones (`Hit.held`: active or completed, kept by database triggers) less
+    those idle past the timeout. One statement of two bounded reads, whatever the campaign's size
+    (benchmarks/free_hit_lookup.py): the first `limit` HITs by (held, number), an index walk that stops there; and
+    the first `limit` HITs with idle
+    places by (live, number), from the partial index of active assignments. A HIT of the walk with idle places
+    either comes back from the second read with its live count, or ranks behind `limit` HITs that do."""
     hit, assignment = Hit._meta.db_table, Assignment._meta.db_table
     own = f"AND h.id NOT IN ({', '.join(['%s'] * len(taken))})" if taken else ""
-    sql = (f"SELECT h.id, h.exposure, COALESCE(l.live, 0) AS live FROM {hit} h LEFT JOIN ("
-           f"SELECT hit_id, COUNT(*) AS live FROM {assignment} WHERE campaign_id = %s AND "
-           f"(status = %s OR (status = %s AND last_activity_at >= %s)) GROUP BY hit_id) l ON l.hit_id = h.id "
-           f"WHERE h.campaign_id = %s AND COALESCE(l.live, 0) < %s {own} ORDER BY live, h.number LIMIT %s")
-    params = [campaign.pk, Assignment.Status.COMPLETED, Assignment.Status.ACTIVE, cutoff, campaign.pk,
-              campaign.redundancy, *taken, limit]
-    return [(h.pk, h.exposure) for h in Hit.objects.raw(sql, params)]
+    sql = (f"SELECT * FROM (SELECT h.id, h.exposure, h.number, h.held AS live, 0 AS idle_places FROM {hit} h "
+           f"WHERE h.campaign_id = %s AND h.held < %s {own} ORDER BY h.held, h.number LIMIT %s) walk UNION ALL "
+           f"SELECT * FROM (SELECT h.id, h.exposure, h.number, h.held - i.idle AS live, 1 AS idle_places FROM ("
+           f"SELECT hit_id, COUNT(*) AS idle FROM {assignment} WHERE campaign_id = %s AND status = %s AND "
+           f"last_activity_at < %s GROUP BY hit_id) i JOIN {hit} h ON h.id = i.hit_id "
+           f"WHERE h.held - i.idle < %s {own} ORDER BY live, h.number LIMIT %s) idle")
+    params = [campaign.pk, campaign.redundancy, *taken, limit,
+              campaign.pk, Assignment.Status.ACTIVE, cutoff, campaign.redundancy, *taken, limit]
+    rows: dict[int, tuple] = {}
+    for h in Hit.objects.raw(sql, params):  # a HIT with idle places: its live count, not its held one
+        if h.idle_places or h.pk not in rows:
+            rows[h.pk] = (h.pk, h.exposure, h.live, h.number)
+    ranked = sorted(rows.values(), key=lambda row: (row[2], row[3]))
+    return [(pk, exposure) for pk, exposure, _, _ in ranked[:limit]]
 
 
 def _check_open_from(campaign: Campaign, ip: str, cap: int, cutoff, *, lock: bool = False) -> None:

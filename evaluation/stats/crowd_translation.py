@@ -59,6 +59,41 @@ def leave_one_out_bleu(translations: Mapping[Hashable, Mapping[Hashable, str]],
     return out
 
 
+def printed(score: float | None) -> float | None:
+    """A BLEU score as sacrebleu prints it: its own `Score.format` (2 decimals), read back as a number, so that
+    an API, a page and a CSV never show 100.00000000000004. None or NaN stays None."""
+    from sacrebleu.metrics.base import Score
+
+    if score is None or not np.isfinite(score):
+        return None
+    return float(Score("BLEU", float(score)).format(score_only=True))
+
+
+def _same(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+@dataclass(frozen=True)
+class JunkFlags:
+    """One translation's junk marks: `repeated` when the same translator typed the same text (up to white space)
+    for another sentence with a different source, `source_copy` when it equals its source."""
+
+    repeated: bool
+    source_copy: bool
+
+
+def junk_flags(rows: Sequence[tuple[Hashable, Hashable, str, str]]) -> list[JunkFlags]:
+    """Per row `(translator, sentence, translation, source)`: whether the translation repeats verbatim (after
+    white-space normalisation) the translator's translation of another sentence whose source differs, and whether
+    it copies its source. Honest translators rarely repeat a whole sentence across different sources; the
+    same junk typed on every item does."""
+    sentences: dict[tuple[Hashable, str], set[str]] = {}
+    for translator, _sentence, text, source in rows:
+        sentences.setdefault((translator, _same(text)), set()).add(_same(source))
+    return [JunkFlags(len(sentences[(translator, _same(text))]) > 1, _same(text) == _same(source))
+            for translator, _sentence, text, source in rows]
+
+
 def reference_bleu(translations: Mapping[Hashable, str], references: Mapping[Hashable, str]) -> TranslatorBleu:
     """Corpus BLEU of one translator's sentences against the professional reference, over the sentences that have
     one (an empty reference counts as none)."""
@@ -92,5 +127,5 @@ def excluded(shares: np.ndarray, threshold: float) -> np.ndarray:
     return np.where(np.isnan(shares), False, shares >= threshold - 1e-12)
 
 
-__all__ = ["TranslatorBleu", "corpus_bleu", "excluded", "flagged_shares", "leave_one_out_bleu", "majority_flagged",
-           "reference_bleu"]
+__all__ = ["JunkFlags", "TranslatorBleu", "corpus_bleu", "excluded", "flagged_shares", "junk_flags",
+           "leave_one_out_bleu", "majority_flagged", "printed", "reference_bleu"]

@@ -21,6 +21,7 @@ from config.csv_export import csv_response
 from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
+from ..presets import settings_notices
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
 from ..services.gates import active_gate, lift
@@ -108,7 +109,9 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         campaign = self.get_object()
         if request.query_params.get("workers", "reliable") not in WORKERS_PARAMETER.enum:  # every family, as documented
             return bad_request("workers must be reliable or all")
-        return self._answer(lambda: family_of(campaign).systems(campaign, request.query_params))
+        family = family_of(campaign)
+        return self._answer(lambda: with_notices(family.systems(campaign, request.query_params),
+                                                 settings_notices(campaign, family.name)))
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
@@ -225,3 +228,8 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         if fmt == "csv":
             return csv_response(f"{campaign.slug}-approvals.csv", APPROVAL_COLUMNS, rows, stream=True)
         return Response({**freshness(campaign).as_api(), "results": rows})
+
+
+def with_notices(answer: dict, notices: list[dict]) -> dict:
+    """`systems/`'s answer with `notices` (evaluation.presets.settings_notices) when there are any."""
+    return {**answer, "notices": notices} if notices else answer

@@ -19,6 +19,7 @@ from annotation.services.stages import first_stage
 
 from ..families import family_of
 from ..presenters.common import cost_rows, progress_section, tables_of
+from ..presets import settings_notices
 from ..services.crowd import cost_report
 from ..services.results_read import freshness, header_of
 from ..tasks import compute_campaign_results
@@ -73,6 +74,7 @@ def campaign_results(request, slug: str):
     context = {
         "campaign": campaign, "family": family, "header": header, "summary": header.summary if header else {},
         "fresh": freshness(campaign, header), "protocol_label": protocol_label(campaign), "workers_filter": which,
+        "settings_notices": settings_notices(campaign, family.name),
         "worker_counts": {"all": len(all_workers), "reliable": reliable, "unreliable": len(all_workers) - reliable},
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),

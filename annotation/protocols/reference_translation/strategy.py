@@ -6,9 +6,10 @@
   redundancy). The first screen of every HIT asks a short language background (native language, years of
   study or use of the target language, country); the screen detects pasting into a box and sends a `pasted`
   flag per sentence with the answer (the server cannot see pasting; it stores what the screen says). An empty
-  translation is refused. A translation identical (up to white space) to one of the campaign's system outputs
-  of that sentence is accepted but marked: the server stores the copied system's name in `mt_copy` (the
-  detect stage and the results then show it).
+  translation is refused, and so is one identical (up to white space) to its source sentence when the source
+  holds a letter (a sentence of numbers alone may stay as it is). A translation identical (up to white space)
+  to one of the campaign's system outputs of that sentence is accepted but marked: the server stores the copied
+  system's name in `mt_copy` (the detect stage and the results then show it).
 * `reference-translation-detect` (stage *detect MT*, built by itself from finished translations): one screen per
   source sentence, its translations mixed with the machine translations of the same sentence (the campaign's
   system outputs), shuffled under opaque keys; the judge clicks the ones that look machine-made. A translation
@@ -174,6 +175,10 @@ class ReferenceTranslation(Protocol):
         if len(translations) != len(rows):
             raise JudgmentError(f"'translations' holds {len(translations)} translations; the screen shows "
                                 f"{len(rows)} sentences")
+        for k, (row, translation) in enumerate(zip(rows, translations, strict=True), start=1):
+            if translation == normal(row.source) and any(c.isalpha() for c in row.source):
+                raise JudgmentError(f"translation {k} is the source sentence itself: translate it into the target "
+                                    "language")
         if item.position == 0 and "background" not in answer:
             raise JudgmentError("'background' is missing: the first screen of a HIT asks for your native language, "
                                 "years of study or use of the target language and country")

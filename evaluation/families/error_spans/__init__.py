@@ -143,7 +143,7 @@ class ErrorSpansFamily(Family):
 
 #: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.
 SYSTEMS = ("system", "score", "score_name", "n", "observations", "rank", "rank_range", "cluster", "mean_score",
-           "ranked")
+           "ranked", "table_rule")
 SIGNIFICANCE = ("system", "opponent", "p_value", "shared_items", "method")
 BREAKDOWN = ("system", "category", "severity", "errors", "per_judgment")
 DOMAINS = ("system", "domain", "score", "score_name")
@@ -154,10 +154,13 @@ AI_ASSIST = ("measure", "value")
 
 
 def systems_latex(campaign, params) -> str:
-    """The ESA or MQM ranking as a booktabs table, clusters split by rules, as DA's and pairwise's are."""
+    """The ESA or MQM ranking as a booktabs table, clusters split by rules, as DA's and pairwise's are; under
+    WMT25 (rows with `table_rule`) a `\\cmidrule` where WMT25's table draws one instead."""
     rows = stored_rows(campaign, "systems")
     kind = (rows[0]["score_name"] if rows else "") or "score"
-    return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores")
+    table_rules = any(r.get("table_rule") is not None for r in rows)
+    return systems_booktabs(rows, kind.upper(), f"{campaign.name}: {kind.upper()} scores",
+                            rule_after="table_rule" if table_rules else None)
 
 
 #: The family object `settings.MTEVAL_RESULT_FAMILIES` names.

@@ -31,14 +31,21 @@ class SpanRules:
     min_items: int
     alpha: float = 0.05
     randomization_trials: int = 10_000
+    #: WMT25's table: a rule (`\cmidrule`) where every rank range above ends at or above it and every range below
+    #: starts below it (`stats.esa_ranking.wmt25_table_rules`), stored per system row as `table_rule`.
+    table_rules: bool = False
+    #: WMT25's export: a later rating of the same (item, system, wave) slot overwrites an earlier one, by judgment
+    #: id (import order), whoever gave it; off, every rating of a slot counts (averaged in the slot).
+    latest_per_slot: bool = False
 
 
 #: WMT24: drop attention checks, tutorials, unfinished HITs; a judge's later rating of an item wins; judges of an
 #: item averaged; macro-average over domains; systems with < 100 items unranked; per-domain Wilcoxon + Stouffer.
 WMT24 = SpanRules("wmt24", macro=True, drop_bad=True, drop_incomplete=True, latest_per_judge=True, min_items=100)
-#: WMT25: drop tutorials only; every rating a separate observation; plain mean; one-sided Wilcoxon between
-#: neighbours.
-WMT25 = SpanRules("wmt25", macro=False, drop_bad=False, drop_incomplete=False, latest_per_judge=False, min_items=0)
+#: WMT25: drop tutorials only; the later rating of an (item, system, wave) slot wins; plain mean over the slots;
+#: one-sided Wilcoxon between neighbours.
+WMT25 = SpanRules("wmt25", macro=False, drop_bad=False, drop_incomplete=False, latest_per_judge=False, min_items=0,
+                  table_rules=True, latest_per_slot=True)
 
 
 @dataclass
@@ -73,17 +80,27 @@ def counted_rows(obs: Observations, rules: SpanRules) -> np.ndarray:
     if rules.drop_incomplete:
         keep &= obs.completed
     if rules.latest_per_judge and obs.size:
-        # one integer key per (judge, segment, system, kind); the latest judgment of each key is the last in
-        # (key, judgment) order
+        # one integer key per (judge, segment, system, kind)
         judge = np.unique(obs.annotator, return_inverse=True)[1].ravel()
         segment = np.unique(obs.segment, return_inverse=True)[1].ravel()
         key = ((judge * (int(segment.max()) + 1) + segment) * (int(obs.system.max()) + 1) + obs.system) * 3 + obs.kind
-        order = np.lexsort((obs.judgment, key))
-        last = np.r_[key[order][1:] != key[order][:-1], True]
-        latest = np.zeros(obs.size, dtype=bool)
-        latest[order[last]] = True
-        keep &= latest
+        keep &= _latest(key, obs.judgment)
+    if rules.latest_per_slot and obs.size:
+        # one integer key per (segment, system, wave, kind), whoever rated it
+        segment = np.unique(obs.segment, return_inverse=True)[1].ravel()
+        wave = np.unique(obs.wave, return_inverse=True)[1].ravel()
+        key = ((segment * (int(obs.system.max()) + 1) + obs.system) * (int(wave.max()) + 1) + wave) * 3 + obs.kind
+        keep &= _latest(key, obs.judgment)
     return keep & np.isfinite(obs.score if obs.size else np.zeros(0))
+
+
+def _latest(key: np.ndarray, judgment: np.ndarray) -> np.ndarray:
+    """Whether each row is the latest (highest judgment id) of its key: the last in (key, judgment) order."""
+    order = np.lexsort((judgment, key))
+    last = np.r_[key[order][1:] != key[order][:-1], True]
+    latest = np.zeros(key.size, dtype=bool)
+    latest[order[last]] = True
+    return latest
 
 
 def _randomization(item_system, item_segment, item_score, n_systems: int, trials: int, seed: int
@@ -128,7 +145,7 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
 
     if rules.latest_per_judge:  # WMT24: the system score is over items
         system_score = es.system_means(item_system, item_score, n_systems, item_domain, n_domains, macro=rules.macro)
-    else:  # WMT25: every rating an observation
+    else:  # WMT25: every counted rating an observation (one per slot under latest_per_slot)
         system_score = es.system_means(obs.system[rows], value[rows], n_systems, obs_domain[rows], n_domains,
                                        macro=rules.macro)
     mean_score = _group_mean(obs.system[rows], obs.score[rows], n_systems)
@@ -190,8 +207,9 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
 def _wave_slots(obs: Observations, rows: np.ndarray, value: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(system, segment, wave, score) of each (system, segment, wave) slot of the counted rows, its score the
-    mean of that slot's ratings (several judges in one wave, as an item's judges are averaged): WMT25 pairs
-    systems on (item, wave) slots (docs/methods.md §11.4). With one wave the slots are the items."""
+    mean of that slot's counted ratings (under WMT25's `latest_per_slot` one, or an original with its perturbed
+    copy): WMT25 pairs systems on (item, wave) slots (docs/methods.md §11.4). With one wave the slots are the
+    items."""
     wave = obs.wave[rows]
     slot_key = (obs.system[rows] * (int(obs.segment.max(initial=0)) + 1) + obs.segment[rows]) \
         * (int(wave.max(initial=1)) + 1) + wave

@@ -20,9 +20,9 @@ PRESETS = (
            "per-domain one-sided Wilcoxon + Stouffer; WMT clusters",
            family=FAMILY, test="wilcoxon", threshold=0.05, threshold_rule="lt", cluster_rule="wmt",
            win_rule="higher", scope="campaign"),
-    Preset(name="wmt25-esa", label="WMT25 ESA (humeval/05-compute_clusters.py): drop tutorials only; every rating "
-           "counts; plain mean; one-sided Wilcoxon between neighbours; rank ranges to the first significant "
-           "neighbour",
+    Preset(name="wmt25-esa", label="WMT25 ESA (humeval/05-compute_clusters.py): drop tutorials only; a later "
+           "rating of an (item, system, wave) slot overwrites an earlier one; plain mean; one-sided Wilcoxon "
+           "between neighbours; rank ranges to the first significant neighbour",
            family=FAMILY, test="wilcoxon", threshold=0.05, threshold_rule="lt", cluster_rule="adjacent",
            win_rule="higher", scope="campaign"),
 )

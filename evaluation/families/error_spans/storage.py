@@ -15,6 +15,7 @@ from annotation.services.stages import first_stage
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
 from ...services.storing import finite, jsonable, replace_results
+from ...stats import esa_ranking
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
 from . import ai_assist
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
@@ -81,7 +82,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         p_value=finite(result.worker_p[w]), reliable=bool(result.worker_reliable[w]),
         mean_seconds=finite(result.worker_seconds[w])) for w, aid in enumerate(result.workers)]
     tables = {
-        "systems": systems_rows(names, result, kind, ai),
+        "systems": systems_rows(names, result, kind, ai, rules.table_rules),
         "significance": significance_rows(names, result),
         "domains": [{"system": names[i], "domain": domain or "(none)", "score": finite(result.domain_scores[i, d]),
                      "score_name": kind} for i in range(len(names)) for d, domain in enumerate(domain_names)
@@ -121,10 +122,14 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         tables=tables)
 
 
-def systems_rows(names: list[str], result: SpanAnalysis, kind: str, ai=None) -> list[dict]:
+def systems_rows(names: list[str], result: SpanAnalysis, kind: str, ai=None, table_rules: bool = False) -> list[dict]:
     """Per system: score (ESA mean or MQM score), rank, rank range, cluster, items and observations; with ESA^AI
-    (`ai`) the corrected score and its interval, the naive score and the AI-verdict counts (ai_assist.py)."""
+    (`ai`) the corrected score and its interval, the naive score and the AI-verdict counts (ai_assist.py); with
+    `table_rules` (WMT25), `table_rule`: whether WMT25's table draws a rule below the row (null otherwise)."""
     c = result.clusters
+    rule_below = np.zeros(len(names), dtype=bool)
+    if table_rules and c.order.size:
+        rule_below[c.order] = esa_ranking.wmt25_table_rules(c.rank_low[c.order], c.rank_high[c.order])
     rows = []
     for i, name in enumerate(names):
         if result.system_items[i] == 0:
@@ -136,7 +141,9 @@ def systems_rows(names: list[str], result: SpanAnalysis, kind: str, ai=None) -> 
             "rank": int(c.rank[i]) if ranked else None,
             "rank_range": [int(c.rank_low[i]), int(c.rank_high[i])] if ranked else None,
             "cluster": int(c.cluster[i]) if ranked and c.cluster[i] > 0 else None,
-            "mean_score": finite(result.mean_score[i]), "ranked": ranked, **ai_assist.system_fields(ai, i)})
+            "mean_score": finite(result.mean_score[i]), "ranked": ranked,
+            "table_rule": (bool(rule_below[i]) if ranked else None) if table_rules else None,
+            **ai_assist.system_fields(ai, i)})
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["system"]))
 
 

@@ -20,7 +20,9 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "summary": summary,
         "translators": [{**r, "score_text": fixed(r["score"], 2),
                          "professional_text": fixed(r["bleu_vs_professional"], 2),
-                         "flagged_text": _percent(r["flagged_share"]), "pasted_text": _percent(r["pasted_share"])}
+                         "flagged_text": _percent(r["flagged_share"]), "pasted_text": _percent(r["pasted_share"]),
+                         "repeated_text": _percent(r.get("repeated_share")),
+                         "source_copy_text": _percent(r.get("source_copy_share"))}
                         for r in translators],
         "threshold_text": _percent(summary.get("flag_threshold")),
         "mt_marked_text": _percent(summary.get("mt_marked_share")),

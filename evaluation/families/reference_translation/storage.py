@@ -24,9 +24,9 @@ DEFAULT_THRESHOLD = 0.3
 #: The headers of the stored tables, for their downloads while a table has no rows yet (`Family.stored_table`).
 SYSTEMS = ("system", "score", "score_name", "n", "rank", "rank_range", "cluster", "sentences", "bleu_vs_professional",
            "professional_sentences", "judged_sentences", "flagged_share", "excluded", "pasted_share", "mt_copy_share",
-           "native_language", "target_language_years", "country")
-TRANSLATIONS = ("doc_id", "seg_id", "translator", "translation", "pasted", "mt_copy", "votes_machine", "votes",
-                "flagged", "excluded")
+           "repeated_share", "source_copy_share", "junk", "native_language", "target_language_years", "country")
+TRANSLATIONS = ("doc_id", "seg_id", "translator", "translation", "pasted", "mt_copy", "repeated", "source_copy",
+                "votes_machine", "votes", "flagged", "excluded")
 ACCEPTED = ("doc_id", "seg_id", "translator", "translation")
 MT = ("system", "votes_machine", "votes", "share_marked")
 
@@ -65,8 +65,10 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
         "segment__document"))
     from annotation.models import Segment
 
-    segments = {pk: (doc, seg, ref or "") for pk, doc, seg, ref in Segment.objects.filter(campaign=campaign)
-                .values_list("pk", "document__doc_id", "seg_id", "reference")}
+    segments, segment_sources = {}, {}
+    for pk, doc, seg, ref, source in (Segment.objects.filter(campaign=campaign)
+                                      .values_list("pk", "document__doc_id", "seg_id", "reference", "source")):
+        segments[pk], segment_sources[pk] = (doc, seg, ref or ""), source
     translators = sorted({(j[1], j[2] or j[3] or str(j[1])) for j in judgments})
     code = {a: i for i, (a, _) in enumerate(translators)}
     rows = []  # (judgment pk, translator code, index, segment pk, text, pasted, mt_copy)
@@ -77,6 +79,7 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
         for k, text in enumerate(answer["translations"]):
             rows.append((pk, code[annotator], k, screens[item][k].segment, text, bool(answer["pasted"][k]),
                          (answer.get("mt_copy") or [None] * (k + 1))[k]))
+    junk = ct.junk_flags([(r[1], r[3], r[4], segment_sources[r[3]]) for r in rows])
     n = len(translators)
     who = np.array([r[1] for r in rows], dtype=np.int64)
     votes = np.array([cast.get((r[0], r[2]), 0) for r in rows])
@@ -97,20 +100,26 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
     copied = np.bincount(who, weights=np.array([r[6] is not None for r in rows], float), minlength=n)
     sentences = np.bincount(who, minlength=n)
     judged = np.bincount(who[votes > 0], minlength=n)
-    systems = sorted(({"system": label, "score": finite(bleu[i]), "score_name": "bleu", "n": int(loo[i].sentences),
+    repeated = np.bincount(who, weights=np.array([f.repeated for f in junk], float), minlength=n)
+    source_copies = np.bincount(who, weights=np.array([f.source_copy for f in junk], float), minlength=n)
+    systems = sorted(({"system": label, "score": ct.printed(bleu[i]), "score_name": "bleu", "n": int(loo[i].sentences),
                        "rank": int(rank[i]), "rank_range": [int(rank[i]), int(rank[i])], "cluster": int(rank[i]),
                        "sentences": int(sentences[i]),
-                       "bleu_vs_professional": finite(professional[i].bleu),
+                       "bleu_vs_professional": ct.printed(professional[i].bleu),
                        "professional_sentences": int(professional[i].sentences),
                        "judged_sentences": int(judged[i]), "flagged_share": finite(shares[i]),
                        "excluded": bool(out[i]), "pasted_share": float(pasted[i] / sentences[i]),
                        "mt_copy_share": float(copied[i] / sentences[i]),
+                       "repeated_share": float(repeated[i] / sentences[i]),
+                       "source_copy_share": float(source_copies[i] / sentences[i]),
+                       "junk": bool(repeated[i] or source_copies[i]),
                        "native_language": backgrounds.get(a, {}).get("native_language"),
                        "target_language_years": backgrounds.get(a, {}).get("target_language_years"),
                        "country": backgrounds.get(a, {}).get("country")}
                       for i, (a, label) in enumerate(translators)), key=lambda r: (r["rank"], r["system"]))
     translation_rows = [{"doc_id": segments[r[3]][0], "seg_id": segments[r[3]][1], "translator": translators[r[1]][1],
-                         "translation": r[4], "pasted": r[5], "mt_copy": r[6], "votes_machine": int(yes[i]),
+                         "translation": r[4], "pasted": r[5], "mt_copy": r[6], "repeated": junk[i].repeated,
+                         "source_copy": junk[i].source_copy, "votes_machine": int(yes[i]),
                          "votes": int(votes[i]), "flagged": bool(flagged[i]), "excluded": bool(out[r[1]])}
                         for i, r in enumerate(rows)]
     translation_rows.sort(key=lambda r: (str(r["doc_id"]), r["seg_id"], r["translator"]))
@@ -123,7 +132,8 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
                             mean_seconds=None) for i, (a, label) in enumerate(translators)]
     summary = {"score_name": "bleu", "translators": n, "excluded": int(out.sum()), "translations": len(rows),
                "translations_judged": int((votes > 0).sum()), "translations_flagged": int(flagged.sum()),
-               "accepted": len(accepted_rows), "flag_threshold": threshold,
+               "accepted": len(accepted_rows), "junk_translators": int(np.sum((repeated + source_copies) > 0)),
+               "flag_threshold": threshold,
                "mt_marked_share": (sum(mt_marked.values()) / sum(mt_cast.values())) if mt_cast else None,
                "detect_campaign": detect.slug if detect else None, "workers": n, "reliable_workers": len(accepted)}
     return replace_results(campaign, {WorkerResult: workers}, {

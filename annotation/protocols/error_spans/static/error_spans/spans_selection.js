@@ -42,7 +42,7 @@
     }
     this.anchor = a;
     this.caret = b;
-    this.select(this.index.normalize(a, b));
+    this.select(this.index.toWords(a, b));
   };
 
   /* The keyboard: the cursor and Shift-selection. */

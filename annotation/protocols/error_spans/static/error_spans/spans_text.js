@@ -1,7 +1,8 @@
 /* The error-span editor's text (spans_editor.js): a text as Unicode code points (an emoji or a CJK extension B
    character is one, as in Python; never the UTF-16 units JavaScript strings count), with its grapheme
    boundaries (a base letter with its combining marks, an emoji sequence) and its word boundaries, so that a
-   selection snaps to whole characters as people see them and drops the white space around it.
+   selection snaps to whole characters as people see them and drops the white space around it; a mouse or touch
+   selection also snaps to whole words, except in scripts written without spaces.
    SpanEditor.TextIndex(text), SpanEditor.shorten(text, max). */
 (function (S) {
   "use strict";
@@ -15,6 +16,17 @@
     }
   })();
   var isSpace = function (ch) { return /^\s$/.test(ch) || ch === "\u200b"; };
+  /* Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar): a selection
+     there stays per character, as their word boundaries are a dictionary's guess. */
+  var isUnspaced = (function () {
+    try {
+      var re = new RegExp("[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Thai}" +
+                          "\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}]", "u");
+      return function (text) { return re.test(text); };
+    } catch (error) {
+      return function (text) { return /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]|[\ud840-\ud87f]/.test(text); };
+    }
+  })();
 
   /* A text as code points, with the grapheme boundaries and the word boundaries in code points. */
   function TextIndex(text) {
@@ -95,6 +107,19 @@
     while (start < end && isSpace(this.chars[start])) { start = this.next(start); }
     while (end > start && isSpace(this.chars[end - 1])) { end = this.previous(end); }
     return start < end ? {start: start, end: end} : null;
+  };
+  /* A selection made by the mouse or a finger: [a, b) widened to whole words where an end falls inside a
+     word (as Appraise and Pearmut do), except in words of scripts without spaces, which stay per character;
+     then as `normalize`. */
+  TextIndex.prototype.toWords = function (a, b) {
+    var lo = Math.max(0, Math.min(a, b)), hi = Math.min(this.length, Math.max(a, b));
+    for (var k = 0; k < this.wordStarts.length; k++) {
+      var start = this.wordStarts[k], end = this.wordEnds[k];
+      if (isUnspaced(this.slice(start, end))) { continue; }
+      if (start < lo && lo < end) { lo = start; }
+      if (start < hi && hi < end) { hi = end; }
+    }
+    return this.normalize(lo, hi);
   };
   TextIndex.prototype.slice = function (a, b) { return this.chars.slice(a, b).join(""); };
 
