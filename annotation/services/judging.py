@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from ..building.media_payload import media_fields
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
@@ -136,8 +137,9 @@ def _check_open(assignment: Assignment) -> None:
 
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
     protocol = assignment.campaign.protocol_spec
-    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False,
-            "item": protocol.item_payload(item)}
+    payload = protocol.item_payload(item)
+    payload.update(media_fields(assignment.token, item))  # every protocol alike (building/media_payload.py)
+    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
 
 def state_of(snapshot: Snapshot) -> dict:
