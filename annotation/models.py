@@ -368,6 +368,8 @@ class Judgment(models.Model):
                               "shows several candidates (contrastive ESA); their spans carry the key.")
     answer = models.JSONField(null=True, blank=True, help_text="A stage's answer that is not a score: edits, yes/no "
                               "verdicts, questions, votes, answers, grades (docs/methods.md §9).")
+    media = models.JSONField(null=True, blank=True, help_text="The judge's media actions on an item with video or "
+                             "audio: {clips, actions, seconds} (annotation/building/media_actions.py, docs/api.md).")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -20,11 +20,19 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
 #: (AI-prefilled) and the item's own text (a degraded copy, shown without them).
 _SPAN_FIELDS = ["spans", "scores", "item__output__spans", "item__text"]
 CHUNK = 2000
+#: What a campaign with video or audio adds: the judge's media actions and seconds played (Judgment.media).
+MEDIA_COLUMNS = ["media_actions", "media_seconds"]
+
+
+def has_clips(campaign: Campaign) -> bool:
+    """Whether the campaign's items show video or audio (its export then carries MEDIA_COLUMNS)."""
+    return campaign.media.filter(kind__in=("video", "audio")).exists()
 
 
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides)."""
-    return COLUMNS + list(campaign.protocol_spec.export_columns)
+    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides), then the
+    media ones where the campaign has video or audio."""
+    return COLUMNS + list(campaign.protocol_spec.export_columns) + (MEDIA_COLUMNS if has_clips(campaign) else [])
 
 
 def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
@@ -47,10 +55,11 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     # a stage's answer (edits, verdicts, questions, …: Judgment.answer), where the protocol exports it
     answers = "answer" in columns
     extra = [*extra, "answer"] if answers else extra
+    clips = has_clips(campaign)
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
-        "annotator_id", *_FIELDS, *extra, *payload_fields)
-    for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
-         seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        "annotator_id", "media", *_FIELDS, *extra, *payload_fields)
+    for (annotator_id, media, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice,
+         ranks, seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
         mean_sd = standardise.get(annotator_id)
         z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
         row = {
@@ -69,6 +78,9 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             payload["prefilled"] = None if item_text else prefilled
         if payload_fields or spans:
             row.update(protocol.export_values(payload, campaign.options, row))
+        if clips:
+            row["media_actions"] = media["actions"] if media else None
+            row["media_seconds"] = media["seconds"] if media else None
         yield row
 
 

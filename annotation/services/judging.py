@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from ..building import media_actions
 from ..building.media_payload import media_fields
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
@@ -177,19 +178,21 @@ def submit(token: str, body) -> Answer | None:
     again against the new state (typically a replay of the one just stored).
     """
     item_id = require_item_id(body)
+    body, media = media_actions.split(body)  # every protocol's: the judge's media actions (docs/api.md)
     # After losing to a parallel request, the answer is a replay, a conflict or gone: one more read settles it.
     for _attempt in range(2):
         snapshot = judging_sql.read(token)
         if snapshot is None:
             return None
-        answer = _try_submit(snapshot, item_id, body)
+        answer = _try_submit(snapshot, item_id, body, media)
         if answer is not None:
             return answer
     raise Conflict("this HIT is changing under several requests at once; fetch the current item", state_of(snapshot))
 
 
-def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
-    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored."""
+def _try_submit(snapshot: Snapshot, item_id: int, body, media: dict | None) -> Answer | None:
+    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. `media` is
+    the answer's media report (building/media_actions.py); a replay is judged by its answer alone."""
     assignment = snapshot.assignment
     _check_open(assignment)
     fields = assignment.campaign.protocol_spec.parse_judgment(body)
@@ -203,6 +206,8 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     if item_id != current.id:
         raise Conflict("only the current item can be answered", state_of(snapshot))
     assignment.campaign.protocol_spec.check_answer(current, fields)
+    required = (assignment.campaign.options or {}).get("require_media_played") or 0
+    fields["media"] = media_actions.check(current, media, required)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     judgment = Judgment(
