@@ -103,11 +103,12 @@ def clips_of(item) -> list[int]:
     return [k for k, entry in enumerate(shown) if entry["kind"] in PLAYED]
 
 
-def share_played(entry: dict | None) -> float:
-    """The share (0..1) of one clip played, from its `media_seconds` entry (0 when unreported or of no length)."""
+def share_played(entry: dict | None, slack: float = 0.0) -> float:
+    """The share (0..1) of one clip played, from its `media_seconds` entry, `slack` seconds added (0 when
+    unreported or of no length)."""
     if not entry or not entry.get("duration"):
         return 0.0
-    return min(1.0, (entry["played"] + TOLERANCE_SECONDS) / entry["duration"])
+    return min(1.0, (entry["played"] + slack) / entry["duration"])
 
 
 def short_clips(stored: dict, required: float) -> list[int]:
@@ -115,7 +116,7 @@ def short_clips(stored: dict, required: float) -> list[int]:
     if required <= 0:
         return []
     by_index = {entry["media"]: entry for entry in stored.get("seconds", [])}
-    return [k for k in stored.get("clips", []) if share_played(by_index.get(k)) * 100 < required]
+    return [k for k in stored.get("clips", []) if share_played(by_index.get(k), TOLERANCE_SECONDS) * 100 < required]
 
 
 def check(item, report: dict | None, required: float) -> dict | None:
