@@ -170,8 +170,8 @@ class Document(models.Model):
     position = models.PositiveIntegerField()
     domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
                               "from the campaign file's optional `domain`; statistics per domain use it.")
-    media = models.JSONField(default=dict, blank=True, help_text="The media its screens show, read with the item "
-                             "(annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
+    media = models.JSONField(default=dict, null=True, blank=True, help_text="The media its screens show, read with "
+                             "the item (annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -187,8 +187,8 @@ class Segment(models.Model):
     seg_id = models.IntegerField()
     source = models.TextField()
     reference = models.TextField(blank=True)
-    media = models.JSONField(default=list, blank=True, help_text="Its line's `media`: [{id, kind, src, alt, "
-                             "caption}] (docs/api.md §2.1).")
+    media = models.JSONField(default=list, null=True, blank=True, help_text="Its line's `media`: [{id, kind, src, "
+                             "alt, caption}] (docs/api.md §2.1).")
 
     class Meta:
         ordering = ["document__position", "seg_id"]
