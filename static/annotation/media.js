@@ -83,7 +83,7 @@
       note.textContent = missing.length === 0 ? "" : "Submit is available once you have played " +
         (players.length === 1 ? "the " + players[0].kind : "each video and audio clip") + " to at least " +
         required + " % (played so far: " + missing.map(function (p) {
-          return p.label + " " + share(p) + " %";
+          return (players.length === 1 ? "" : p.label + ": ") + share(p) + " %";
         }).join(", ") + ").";
     }
     refreshButton();
@@ -186,6 +186,7 @@
       });
       var note = box.appendChild(element("p", "media-hold"));
       note.setAttribute("data-media-hold", "");
+      note.dir = "ltr";  // the page's own (English) words, whatever the source's direction
       note.setAttribute("aria-live", "polite");
       note.hidden = true;
     });
