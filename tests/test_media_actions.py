@@ -130,3 +130,12 @@ def test_the_option_is_validated_like_every_option(make_campaign):
     assert spec.parse_options({"require_media_played": "80"}).options["require_media_played"] == 80
     with pytest.raises(OptionError, match="require_media_played"):
         spec.parse_options({"require_media_played": "101"})
+
+
+def test_a_paused_campaign_answers_423_before_the_media_report_is_read(client, media_campaign):
+    token = start(client, media_campaign, "w1")
+    item = first_item(client, token)
+    media_campaign.status = "paused"
+    media_campaign.save(update_fields=["status"])
+    response = post_answer(client, token, {"item": item["id"], "score": 70, "media_actions": "junk"})
+    assert response.status_code == 423 and not Judgment.objects.exists()

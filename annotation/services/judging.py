@@ -178,23 +178,24 @@ def submit(token: str, body) -> Answer | None:
     again against the new state (typically a replay of the one just stored).
     """
     item_id = require_item_id(body)
-    body, media = media_actions.split(body)  # every protocol's: the judge's media actions (docs/api.md)
     # After losing to a parallel request, the answer is a replay, a conflict or gone: one more read settles it.
     for _attempt in range(2):
         snapshot = judging_sql.read(token)
         if snapshot is None:
             return None
-        answer = _try_submit(snapshot, item_id, body, media)
+        answer = _try_submit(snapshot, item_id, body)
         if answer is not None:
             return answer
     raise Conflict("this HIT is changing under several requests at once; fetch the current item", state_of(snapshot))
 
 
-def _try_submit(snapshot: Snapshot, item_id: int, body, media: dict | None) -> Answer | None:
-    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. `media` is
-    the answer's media report (building/media_actions.py); a replay is judged by its answer alone."""
+def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
+    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. The media
+    report every protocol's answer may carry (building/media_actions.py) is read apart from the protocol's answer;
+    a replay is judged by its answer alone."""
     assignment = snapshot.assignment
     _check_open(assignment)
+    body, media = media_actions.split(body)
     fields = assignment.campaign.protocol_spec.parse_judgment(body)
     if item_id == assignment.last_item_id:
         return _replay(snapshot, item_id, fields)
