@@ -8,6 +8,7 @@ from config.csv_export import csv_lines
 from config.registry import LiveMapping
 
 from ..building.judgment_files import ExportFormat
+from ..building.media_records import has_media, shown_media
 from ..models import Campaign, Judgment
 from ..protocols import all_protocols, declared_objects
 
@@ -22,9 +23,14 @@ _SPAN_FIELDS = ["spans", "scores", "item__output__spans", "item__text"]
 CHUNK = 2000
 
 
+#: What a judgment of a campaign with media adds: the media its item showed, [{kind, src}] (docs/api.md §6.4).
+_MEDIA_FIELDS = ["item__segment__media", "item__segment__document__media"]
+
+
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides)."""
-    return COLUMNS + list(campaign.protocol_spec.export_columns)
+    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides), then `media`
+    for a campaign with media."""
+    return COLUMNS + list(campaign.protocol_spec.export_columns) + (["media"] if has_media(campaign) else [])
 
 
 def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
@@ -47,10 +53,13 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     # a stage's answer (edits, verdicts, questions, …: Judgment.answer), where the protocol exports it
     answers = "answer" in columns
     extra = [*extra, "answer"] if answers else extra
+    media = _MEDIA_FIELDS if has_media(campaign) else []
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
-        "annotator_id", *_FIELDS, *extra, *payload_fields)
+        "annotator_id", *_FIELDS, *extra, *payload_fields, *media)
     for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
          seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        if media:
+            *rest, segment_media, document_media = rest
         mean_sd = standardise.get(annotator_id)
         z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
         row = {
@@ -69,6 +78,8 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             payload["prefilled"] = None if item_text else prefilled
         if payload_fields or spans:
             row.update(protocol.export_values(payload, campaign.options, row))
+        if media:
+            row["media"] = shown_media(segment_media, document_media)
         yield row
 
 
