@@ -5,10 +5,12 @@ import io
 import json
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
 from annotation.media_models import MediaItem
 from annotation.models import Campaign
+from config.request_limits import limit_for
 
 from .media_files import bundle, good_bundle, media_lines, png
 from .test_import_front_ends import IMPORT_URL, FormFields
@@ -64,3 +66,8 @@ def test_a_bad_bundle_is_refused_by_the_api_and_the_command_naming_the_file(api,
     with pytest.raises(CommandError, match="'../up.png' goes up a folder"):
         call_command("import_campaign", str(path), "--name", "cli", "--protocol", "adequacy", "--hit-size", "20")
     assert not Campaign.objects.exists() and not MediaItem.objects.exists()
+
+
+def test_the_import_request_limit_lets_a_bundle_of_the_cap_through():
+    assert limit_for("/api/campaigns/") > django_settings.MEDIA_MAX_BUNDLE_BYTES
+    assert limit_for("/admin/annotation/campaign/import/") > django_settings.MEDIA_MAX_BUNDLE_BYTES

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Assignment
 from annotation.services.campaign_import import import_campaign
+from config.checks import media_serving
 
 from .conftest import post_answer, start
 from .media_files import good_bundle, png, wav
@@ -107,3 +108,11 @@ def test_a_media_campaign_keeps_one_statement_per_get_and_two_per_post():
         assert post_answer(client, token, {"item": state["item"]["id"], "score": 60}).status_code == 201
     if connection.vendor == "postgresql":
         assert len(posted) == 2
+
+
+def test_a_media_serving_mode_the_storage_cannot_offer_stops_the_checks(settings):
+    assert media_serving() == []
+    settings.MEDIA_SERVE = "signed-url"
+    assert [e.id for e in media_serving()] == ["project.E002"]
+    settings.MEDIA_SERVE = "nginx"
+    assert "must be one of" in media_serving()[0].msg
