@@ -72,7 +72,8 @@ class CampaignImportForm(forms.Form):
 
     use_required_attribute = False  # hidden rows of other protocols must not block the browser's submit
 
-    file = forms.FileField(required=False, help_text="JSON Lines, one source segment a line.")
+    file = forms.FileField(required=False, help_text="JSON Lines, one source segment a line; or a .zip bundle of "
+                           "that file and its media (docs/api.md §2.1).")
     settings = forms.FileField(required=False, label="Settings file", help_text=(
         "Optional: a campaign's settings file (JSON, from a campaign's page or GET /api/campaigns/<slug>/settings/)."
         " Its values stand for the options left empty; the options you set here win over it."))

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from .media_models import MediaItem  # noqa: F401  (a model of this app, defined there)
 from .ownership import OwnedQuerySet
 from .protocols import protocol_choices
 from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
@@ -169,6 +170,8 @@ class Document(models.Model):
     position = models.PositiveIntegerField()
     domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
                               "from the campaign file's optional `domain`; statistics per domain use it.")
+    media = models.JSONField(default=dict, null=True, blank=True, help_text="The media its screens show, read with "
+                             "the item (annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -184,6 +187,8 @@ class Segment(models.Model):
     seg_id = models.IntegerField()
     source = models.TextField()
     reference = models.TextField(blank=True)
+    media = models.JSONField(default=list, null=True, blank=True, help_text="Its line's `media`: [{id, kind, src, "
+                             "alt, caption}] (docs/api.md §2.1).")
 
     class Meta:
         ordering = ["document__position", "seg_id"]
@@ -372,6 +377,8 @@ class Judgment(models.Model):
                               "shows several candidates (contrastive ESA); their spans carry the key.")
     answer = models.JSONField(null=True, blank=True, help_text="A stage's answer that is not a score: edits, yes/no "
                               "verdicts, questions, votes, answers, grades (docs/methods.md §9).")
+    media = models.JSONField(null=True, blank=True, help_text="The judge's media actions on an item with video or "
+                             "audio: {clips, actions, seconds} (annotation/building/media_actions.py, docs/api.md).")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -19,6 +19,8 @@ is stored exactly once. gunicorn is stopped at the end, also on errors and Ctrl-
 - beside-stats: pace at 200 judgments/s (3,000 annotators, 15 s) on a campaign with the live gate on, while a
   Celery worker on the same machine recomputes a second campaign of 1,000,000 DA judgments on a loop
   (annotate_beside.py). Reports p50/p95/p99 of GET and POST and the recomputes finished. Target: p99 < 50 ms.
+- `--media N`: any mode on a campaign whose every line carries an image (N files), imported as a bundle: the
+  annotator path must keep its statements per request and its capacity within 10 % of a text campaign.
 - crowd: `--crowd-annotators` (100) annotators, each from its own 127.0.0.x address, enter through
   `/c/<slug>/start/` with the crowd-entry limits on and judge back to back (annotate_crowd.py).
 
@@ -62,6 +64,7 @@ from annotate_server import (
     write_campaign_file,
 )
 from benchlib import bench_database_url, recreate_database
+from media_bundle import write_bundle
 
 
 def parse_args(argv=None):
@@ -118,6 +121,9 @@ def parse_args(argv=None):
     parser.add_argument("--redis-db", type=int, default=15,
                         help="the Redis database (of CELERY_BROKER_URL's server) the server uses; flushed")
     parser.add_argument("--db-name", default="mteval_bench", help="the benchmark's database (dropped and recreated)")
+    parser.add_argument("--media", type=int, default=0, metavar="N",
+                        help="a media campaign: every line carries an image (N distinct files), imported as a .zip "
+                             "bundle (docs/api.md §2.1); the payloads then carry the HIT's media URLs")
     parser.add_argument("--gate", action="store_true",
                         help="import the campaigns with the live reliability gate on (each finished HIT queues it)")
     args = parser.parse_args(argv)
@@ -177,7 +183,9 @@ def main(argv=None) -> int:
             manage(env, "migrate", "--noinput")
         manage(env, "collectstatic", "--noinput", "-v0")
         path = OUT / "campaign.jsonl"
-        write_campaign_file(path, args.segments, args.systems, seed=1)
+        write_campaign_file(path, args.segments, args.systems, seed=1, media=args.media)
+        if args.media:
+            path = write_bundle(path, OUT / "campaign.zip", args.media)
         def new_campaign(mode: str) -> str:
             t = time.monotonic()
             result = import_campaign(env, path, f"bench {mode}", redundancy, args.gate)
@@ -185,7 +193,8 @@ def main(argv=None) -> int:
                 f"({time.monotonic() - t:.1f} s)")
             report["campaign"] = (f"adequacy, {args.segments} segments x {args.systems} systems, {result['hits']} "
                                   f"HITs of 100 items, redundancy {redundancy} (one campaign per mode)"
-                                  + (", live reliability gate on" if args.gate else ""))
+                                  + (", live reliability gate on" if args.gate else "")
+                                  + (f", an image on every line ({args.media} files, a bundle)" if args.media else ""))
             return result["campaign"]
 
         slugs = {mode: new_campaign(mode) for mode in modes}

@@ -49,6 +49,7 @@ def server_env(bench_url: str, broker_url: str, args) -> dict:
         # annotators: no HTTPS redirect, and the crowd-entry limits off (each annotator has its own worker id).
         SECURE_SSL_REDIRECT="0", STATIC_ROOT=str(Path(tempfile.gettempdir()) / "mteval-bench-static"),
         CROWD_ENTRY_RATE_PER_IP="", CROWD_ENTRY_RATE_PER_CAMPAIGN="", CROWD_MAX_OPEN_HITS_PER_IP="",
+        MEDIA_ROOT=str(Path(tempfile.gettempdir()) / "mteval-bench-media"),
     )
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_RESULT_BACKEND", "CACHE_URL"):
         env.pop(name, None)
@@ -70,7 +71,9 @@ def sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def write_campaign_file(path: Path, segments: int, systems: int, seed: int) -> None:
+def write_campaign_file(path: Path, segments: int, systems: int, seed: int, media: int = 0) -> None:
+    """The generated campaign file; with `media` > 0 every line carries an image (one of `media` files, named
+    media/img-<k>.png; benchmarks/media_bundle.py packs them with the file into a bundle)."""
     rng = random.Random(seed)
     names = [f"system-{chr(65 + k)}" if k < 26 else f"system-{k}" for k in range(systems)]
     with path.open("w", encoding="utf-8") as handle:
@@ -80,6 +83,8 @@ def write_campaign_file(path: Path, segments: int, systems: int, seed: int) -> N
                 "source": sentence(rng), "reference": sentence(rng),
                 "systems": {name: sentence(rng) for name in names},
             }
+            if media:
+                record["media"] = [{"kind": "image", "src": f"media/img-{i % media}.png", "alt": f"Image {i}"}]
             handle.write(json.dumps(record) + "\n")
 
 

@@ -42,3 +42,25 @@ def static_manifest_errors() -> list[Error]:
 @register(deploy=True)
 def check_static_manifest(app_configs=None, **kwargs):
     return static_manifest_errors()
+
+
+MEDIA_SERVE_MODES = ("django", "x-accel-redirect", "x-sendfile", "signed-url")
+BAD_MEDIA_SERVE = "project.E002"
+
+
+@register()
+def media_serving(app_configs=None, **kwargs) -> list[Error]:
+    """MEDIA_SERVE must name a way of serving campaign media (docs/api.md §8.5) that the media storage offers:
+    x-sendfile needs files on a local path, signed-url a storage that signs URLs (S3)."""
+    from django.conf import settings
+
+    mode = settings.MEDIA_SERVE
+    backend = settings.STORAGES.get("media", {}).get("BACKEND", "")
+    problem = None
+    if mode not in MEDIA_SERVE_MODES:
+        problem = f"MEDIA_SERVE is {mode!r}; it must be one of {', '.join(MEDIA_SERVE_MODES)}."
+    elif mode == "signed-url" and backend.endswith("FileSystemStorage"):
+        problem = "MEDIA_SERVE=signed-url needs a storage that signs URLs (MEDIA_STORAGE=s3)."
+    elif mode in ("x-sendfile", "x-accel-redirect") and not backend.endswith("FileSystemStorage"):
+        problem = f"MEDIA_SERVE={mode} needs the media on the web server's file system (MEDIA_STORAGE=filesystem)."
+    return [Error(problem, hint="docs/api.md §8.5", id=BAD_MEDIA_SERVE)] if problem else []

@@ -12,7 +12,7 @@ from annotation.models import Campaign
 from annotation.protocols import all_protocols
 from annotation.protocols.base import Screen
 
-PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js")
+PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js")
 
 
 def _context(protocol) -> dict:
@@ -33,6 +33,13 @@ def test_the_hit_page_loads_exactly_the_screen_its_protocol_declares(protocol):
     assert html.count(render_to_string(screen.template, _context(protocol)).strip()) == 1
     others = {script for other in all_protocols() for script in other.screen.scripts} - set(screen.scripts)
     assert not [script for script in others if static(script) in html]
+
+
+@pytest.mark.parametrize("protocol", all_protocols(), ids=lambda protocol: protocol.name)
+def test_every_screen_shows_the_items_media_in_one_box(protocol):
+    """The one media component (templates/annotation/_media.html, media.js) is on every protocol's screen, once."""
+    html = render_to_string("annotation/hit.html", _context(protocol))
+    assert html.count("data-media ") == 1 and "annotation/media.css" in html
 
 
 def test_the_shared_rows_of_choices_serve_ranking_acceptance_and_verification():

@@ -68,7 +68,8 @@ class CampaignImportSerializer(serializers.Serializer):
     `raw` (the option values as submitted, merged with the settings file's; a background import parses them
     again)."""
 
-    file = serializers.FileField()
+    file = serializers.FileField(help_text="The campaign file (JSON Lines), or a .zip bundle of it and its media "
+                                           "(docs/api.md §2.1).")
     name = serializers.CharField(max_length=200)
     protocol = serializers.ChoiceField(choices=[], required=False,
                                        help_text="Required unless the settings file gives it.")

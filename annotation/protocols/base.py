@@ -158,6 +158,10 @@ COMMON_OPTIONS = (
     Option("instructions", "text", "", "Shown before the first item (Markdown)."),
     Option("hit_timeout_minutes", "int", 60, "An idle worker's HIT goes to someone else after this many minutes.",
            minimum=1, maximum=7 * 24 * 60),
+    Option("require_media_played", "int", None, "Submit waits until the judge has played every video and audio of "
+           "the item to at least this percentage (time actually played, not seeked over); the server refuses an "
+           "answer that reports less (docs/api.md, \"Media actions\").", minimum=0, maximum=100, target="options",
+           default_text="0"),
     Option("payment_per_hit", "decimal", Decimal("0"), "What a worker earns per HIT (for the cost figures).",
            minimum=Decimal("0"), maximum=Decimal("999999.99"), decimal_places=2),
     Option("completion_code", "str", "", "One code for every worker (e.g. Prolific's); random per HIT if empty.",
@@ -185,6 +189,9 @@ COMMON_OPTIONS = (
            "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
            "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",
            max_length=200),
+    Option("fetch_remote_media", "bool", None, "Fetch media whose src is an http(s) URL once at import and store "
+           "them (within MEDIA_MAX_FILE_BYTES and MEDIA_FETCH_TIMEOUT); otherwise such a src refuses the file. "
+           "Judges' browsers never load a third party (docs/api.md §2.1).", target="options", default_text="no"),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )

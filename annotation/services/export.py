@@ -8,6 +8,7 @@ from config.csv_export import csv_lines
 from config.registry import LiveMapping
 
 from ..building.judgment_files import ExportFormat
+from ..building.media_records import has_media, shown_media
 from ..models import Campaign, Judgment
 from ..protocols import all_protocols, declared_objects
 
@@ -20,11 +21,24 @@ _FIELDS = ["annotator__external_id", "annotator__user__username", "assignment__h
 #: (AI-prefilled) and the item's own text (a degraded copy, shown without them).
 _SPAN_FIELDS = ["spans", "scores", "item__output__spans", "item__text"]
 CHUNK = 2000
+#: What a campaign with video or audio adds: the judge's media actions and seconds played (Judgment.media).
+MEDIA_COLUMNS = ["media_actions", "media_seconds"]
+
+
+def has_clips(campaign: Campaign) -> bool:
+    """Whether the campaign's items show video or audio (its export then carries MEDIA_COLUMNS)."""
+    return campaign.media.filter(kind__in=("video", "audio")).exists()
+
+
+#: What a judgment of a campaign with media adds: the media its item showed, [{kind, src}] (docs/api.md §6.4).
+_MEDIA_FIELDS = ["item__segment__media", "item__segment__document__media"]
 
 
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides)."""
-    return COLUMNS + list(campaign.protocol_spec.export_columns)
+    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides), then `media`
+    for a campaign with media, and the judge's media actions for one with video or audio."""
+    return (COLUMNS + list(campaign.protocol_spec.export_columns) + (["media"] if has_media(campaign) else [])
+            + (MEDIA_COLUMNS if has_clips(campaign) else []))
 
 
 def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
@@ -47,10 +61,14 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     # a stage's answer (edits, verdicts, questions, …: Judgment.answer), where the protocol exports it
     answers = "answer" in columns
     extra = [*extra, "answer"] if answers else extra
+    clips = has_clips(campaign)
+    media = _MEDIA_FIELDS if has_media(campaign) else []
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
-        "annotator_id", *_FIELDS, *extra, *payload_fields)
-    for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
-         seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        "annotator_id", "media", *_FIELDS, *extra, *payload_fields, *media)
+    for (annotator_id, actions, external_id, username, hit, position, item_type, system, doc_id, seg_id, score,
+         choice, ranks, seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        if media:
+            *rest, segment_media, document_media = rest
         mean_sd = standardise.get(annotator_id)
         z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
         row = {
@@ -69,6 +87,11 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             payload["prefilled"] = None if item_text else prefilled
         if payload_fields or spans:
             row.update(protocol.export_values(payload, campaign.options, row))
+        if media:
+            row["media"] = shown_media(segment_media, document_media)
+        if clips:
+            row["media_actions"] = actions["actions"] if actions else None
+            row["media_seconds"] = actions["seconds"] if actions else None
         yield row
 
 

@@ -24,6 +24,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from ..building import media_actions
+from ..building.media_payload import media_fields
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
@@ -136,8 +138,9 @@ def _check_open(assignment: Assignment) -> None:
 
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
     protocol = assignment.campaign.protocol_spec
-    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False,
-            "item": protocol.item_payload(item)}
+    payload = protocol.item_payload(item)
+    payload.update(media_fields(assignment.token, item))  # every protocol alike (building/media_payload.py)
+    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
 
 def state_of(snapshot: Snapshot) -> dict:
@@ -187,9 +190,12 @@ def submit(token: str, body) -> Answer | None:
 
 
 def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
-    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored."""
+    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. The media
+    report every protocol's answer may carry (building/media_actions.py) is read apart from the protocol's answer;
+    a replay is judged by its answer alone."""
     assignment = snapshot.assignment
     _check_open(assignment)
+    body, media = media_actions.split(body)
     fields = assignment.campaign.protocol_spec.parse_judgment(body)
     if item_id == assignment.last_item_id:
         return _replay(snapshot, item_id, fields)
@@ -201,6 +207,8 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     if item_id != current.id:
         raise Conflict("only the current item can be answered", state_of(snapshot))
     assignment.campaign.protocol_spec.check_answer(current, fields)
+    required = (assignment.campaign.options or {}).get("require_media_played") or 0
+    fields["media"] = media_actions.check(current, media, required)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     judgment = Judgment(

@@ -306,6 +306,7 @@ def hit_page(request, token: str):
     config = {
         "api": f"/api/hit/{token}/",
         "completion_redirect_ms": COMPLETION_REDIRECT_MS,
+        "require_media_played": (campaign.options or {}).get("require_media_played") or 0,  # media.js holds Submit
     }
     return render(request, "annotation/hit.html", {
         "campaign": campaign, "protocol": protocol, "config": config,

@@ -14,6 +14,7 @@ from annotation.protocols import UnknownProtocol
 from ..models import CampaignResults, WorkerResult
 from ..presets import Preset
 from ..serializers import WorkerResultSerializer
+from ..services import media_played
 from ..services.results_read import freshness, stored_rows, stored_table
 
 
@@ -148,7 +149,8 @@ class Family:
     def workers(self, campaign, params: Mapping[str, str]) -> dict:
         """The body of `workers/`."""
         rows = WorkerResult.objects.filter(campaign=campaign).order_by("worker")
-        return {**freshness(campaign).as_api(), "results": self.worker_serializer(rows, many=True).data}
+        results, _ = media_played.with_media_columns(campaign, list(self.worker_serializer(rows, many=True).data))
+        return {**freshness(campaign).as_api(), "results": results}
 
     def agreement(self, campaign, params: Mapping[str, str]) -> dict:
         """The stored agreement tables and the campaign-level summary (an endpoint where `endpoints` lists it)."""
@@ -175,11 +177,11 @@ class Family:
         return [Table("workers", self.workers_table), Table("systems", self.stored_table("systems"))]
 
     def workers_table(self, campaign, params: Mapping[str, str]) -> tuple[list[str], list[dict]]:
-        rows = self.worker_rows(campaign)
+        rows, media = media_played.with_media_columns(campaign, self.worker_rows(campaign))
         which = params.get("workers", "all")
         if which in ("reliable", "unreliable"):
             rows = [r for r in rows if r["reliable"] == (which == "reliable")]
-        return list(self.worker_table_serializer.Meta.fields), rows
+        return list(self.worker_table_serializer.Meta.fields) + list(media_played.COLUMNS if media else ()), rows
 
     @staticmethod
     def stored_table(name: str, columns: tuple[str, ...] = ()) -> Callable[[object, Mapping[str, str]],

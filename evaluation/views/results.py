@@ -20,6 +20,7 @@ from annotation.services.stages import first_stage
 from ..families import family_of
 from ..presenters.common import cost_rows, progress_section, tables_of
 from ..presets import settings_notices
+from ..services import media_played
 from ..services.crowd import cost_report
 from ..services.results_read import freshness, header_of
 from ..tasks import compute_campaign_results
@@ -79,6 +80,8 @@ def campaign_results(request, slug: str):
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),
         "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family).values()],
+        # who played how much of the video and audio (evaluation/services/media_played.py)
+        "media_workers": media_played.page_rows(campaign), "media_required": media_played.required_share(campaign),
     }
     context.update(family.page_context(campaign, header, shown, request))
     return render(request, "evaluation/results.html", context)

@@ -2,7 +2,8 @@
    posts answers, and shows progress and the completion code (then goes on to the campaign's
    completion URL, if it has one). A paused campaign (423) or a closed one (410 with "closed")
    hides the item and says so; the HIT stays the worker's. The page loads exactly one screen, the scripts its
-   protocol declares (annotation.protocols.base.Screen); it registers with HitScreens.register({show(item),
+   protocol declares (annotation.protocols.base.Screen), after media.js (the item's media, their actions and
+   require_media_played, sent with each answer); it registers with HitScreens.register({show(item),
    focus(), unlock()?}) and calls HitScreens.submit(answer). An answer whose POST
    fails with a 5xx or a network error is sent once more by itself after a short pause: a replay of the item just
    saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits. */
@@ -86,6 +87,7 @@
       return;
     }
     setProgress(state.position, state.total);
+    if (window.HitMedia) { window.HitMedia.show(state.item); }  // media.js: before the screen, which may enable Submit
     screen.show(state.item);
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
@@ -129,9 +131,14 @@
 
   function submit(answer) {
     if (busy || halted || instructionsOpen || !current || current.done) { return; }
+    if (window.HitMedia && window.HitMedia.held()) {  // a clip still to play (require_media_played)
+      setStatus(window.HitMedia.reason(), true);
+      unlock();
+      return;
+    }
     busy = true;
     setStatus("Saving…");
-    var body = Object.assign({item: current.item.id}, answer);
+    var body = Object.assign({item: current.item.id}, answer, window.HitMedia ? window.HitMedia.answer() : {});
     post(body, 1).then(function () { busy = false; });
   }
 

@@ -36,7 +36,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         protocols = [p.name for p in all_protocols() if not p.stage_only]
-        parser.add_argument("file")
+        parser.add_argument("file", help="the campaign file (JSON Lines), or a .zip bundle of it and its media "
+                                         "(docs/api.md §2.1)")
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", help=", ".join(protocols) + " (required unless --settings-file gives it)")
         parser.add_argument("--owner", metavar="USERNAME", help=OWNER_HELP)

@@ -7,8 +7,10 @@ loaded before this was so keeps its HITs and gets the redundancy that makes the 
 `--demo NAME` (or `--protocol NAME`) loads instead the sample campaign of one protocol, from
 annotation/demo/NAME.jsonl (`make run DEMO=ranking`); every protocol that can be imported has one.
 """
+import io
 import json
 import math
+import zipfile
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -31,6 +33,12 @@ SAMPLE_OPTIONS = {name: sample["options"] for name, sample in _MANIFEST["samples
 #: manifest's `default_demo`: DA in HITs of 20 items (the smallest with their quality controls), ESA in HITs of
 #: whole documents (12 segments).
 DEMOS = [(c["name"], c["protocol"], c["options"]) for c in _MANIFEST["default_demo"]["campaigns"]]
+#: The media and instructions demo (issue 26): contrastive ESA on annotation/demo/media/media-demo.jsonl, whose
+#: documents carry generated images, a short video and an audio clip (make_media.py) and whose lines carry the
+#: instructions the systems were given; judges play each clip to at least half before Submit.
+MEDIA_DIR = DEMO_DIR / "media"
+MEDIA_DEMO = ("Demo: media and instructions (contrastive ESA)", "contrastive-esa",
+              {"segments_per_hit": 3, "min_items": 1, "require_media_played": 50})
 
 
 def sample_file(name: str) -> Path:
@@ -66,8 +74,29 @@ def load_sample(name: str) -> Campaign:
     return campaign if campaign.protocol_spec.stage_name else make_room(campaign)
 
 
+def media_bundle() -> bytes:
+    """The media demo as the bundle a researcher would upload: its campaign file and media files, zipped here."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as bundle:
+        for path in sorted(MEDIA_DIR.iterdir()):
+            if path.suffix != ".py" and path.is_file():
+                bundle.write(path, path.name)
+    return out.getvalue()
+
+
+def load_media_demo() -> Campaign:
+    """The media and instructions demo (MEDIA_DEMO), imported once from its bundle."""
+    name, protocol, options = MEDIA_DEMO
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        parsed = get_protocol(protocol).parse_options({"seed": 2026, "source_language": "de", "target_language": "en",
+                                                       **options})
+        campaign = import_campaign(io.BytesIO(media_bundle()), name=name, protocol=protocol, parsed=parsed).campaign
+    return make_room(campaign)
+
+
 def load_default() -> list[str]:
-    """The default demo (DEMOS, on demo-de-en.jsonl), each campaign imported once; their slugs."""
+    """The default demo (DEMOS, on demo-de-en.jsonl, then MEDIA_DEMO), each campaign imported once; their slugs."""
     slugs = []
     for name, protocol, options in DEMOS:
         campaign = Campaign.objects.filter(name=name).first()
@@ -77,7 +106,7 @@ def load_default() -> list[str]:
             with DEMO_FILE.open("rb") as handle:
                 campaign = import_campaign(handle, name=name, protocol=protocol, parsed=parsed).campaign
         slugs.append(make_room(campaign).slug)
-    return slugs
+    return [*slugs, load_media_demo().slug]
 
 
 class Command(BaseCommand):
