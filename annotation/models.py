@@ -169,6 +169,8 @@ class Document(models.Model):
     position = models.PositiveIntegerField()
     domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
                               "from the campaign file's optional `domain`; statistics per domain use it.")
+    instructions = models.TextField(blank=True, help_text="What the systems were told for the whole document "
+                                    "(the campaign file's `document_instructions`, docs/api.md §2).")
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -184,6 +186,9 @@ class Segment(models.Model):
     seg_id = models.IntegerField()
     source = models.TextField()
     reference = models.TextField(blank=True)
+    instructions = models.TextField(blank=True, help_text="What the systems were told for this item (register, "
+                                    "format, terminology, length): the line's `instructions`, else its document's; "
+                                    "shown to judges beside the source.")
 
     class Meta:
         ordering = ["document__position", "seg_id"]
@@ -363,6 +368,9 @@ class Judgment(models.Model):
                               "shows several candidates (contrastive ESA); their spans carry the key.")
     answer = models.JSONField(null=True, blank=True, help_text="A stage's answer that is not a score: edits, yes/no "
                               "verdicts, questions, votes, answers, grades (docs/methods.md §9).")
+    instruction = models.JSONField(null=True, blank=True, help_text="Did the translation follow the instructions "
+                                   "(campaign option instruction_judgment): {<key>: {answer: yes|partly|no, note}}, "
+                                   "key '' for a screen of one translation, else the candidate key.")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

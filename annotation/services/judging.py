@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from ..building import instructions
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
@@ -136,8 +137,10 @@ def _check_open(assignment: Assignment) -> None:
 
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
     protocol = assignment.campaign.protocol_spec
-    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False,
-            "item": protocol.item_payload(item)}
+    payload = protocol.item_payload(item)
+    payload.update(instructions.screen_fields(item.segment, protocol.instruction_targets(item),
+                                              assignment.campaign.options))
+    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
 
 def state_of(snapshot: Snapshot) -> dict:
@@ -190,7 +193,11 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     """Judge the submission against `snapshot`; None if the assignment moved on before it was stored."""
     assignment = snapshot.assignment
     _check_open(assignment)
-    fields = assignment.campaign.protocol_spec.parse_judgment(body)
+    protocol, options = assignment.campaign.protocol_spec, assignment.campaign.options
+    own, judged = instructions.split(body, options)  # the instruction judgment, with the option on
+    fields = protocol.parse_judgment(own)
+    if instructions.enabled(options):
+        fields["instruction"] = instructions.parse(judged)
     if item_id == assignment.last_item_id:
         return _replay(snapshot, item_id, fields)
     total = assignment.hit.size
@@ -200,7 +207,9 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     current = snapshot.items[position]
     if item_id != current.id:
         raise Conflict("only the current item can be answered", state_of(snapshot))
-    assignment.campaign.protocol_spec.check_answer(current, fields)
+    protocol.check_answer(current, fields)
+    if "instruction" in fields:
+        instructions.check_keys(fields["instruction"], protocol.instruction_targets(current))
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     judgment = Judgment(

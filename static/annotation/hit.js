@@ -87,6 +87,7 @@
     }
     setProgress(state.position, state.total);
     screen.show(state.item);
+    if (window.HitInstructions) { window.HitInstructions.show(state.item); }
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
       return;
@@ -129,9 +130,16 @@
 
   function submit(answer) {
     if (busy || halted || instructionsOpen || !current || current.done) { return; }
+    // the instruction judgment (item_instructions.js), asked beside any screen's own answer
+    var extra = window.HitInstructions ? window.HitInstructions.answer() : {fields: {}};
+    if (extra.error) {
+      setStatus(extra.error, true);
+      unlock();
+      return;
+    }
     busy = true;
     setStatus("Saving…");
-    var body = Object.assign({item: current.item.id}, answer);
+    var body = Object.assign({item: current.item.id}, answer, extra.fields);
     post(body, 1).then(function () { busy = false; });
   }
 

@@ -12,6 +12,7 @@ import random
 
 from annotation.building.candidates import answers_every_key
 from annotation.building.hit_layout import HitPlanError
+from annotation.building.instructions import candidate_systems, candidate_targets
 from annotation.building.screen_context import (
     DOCUMENT_OUTPUTS,
     DOCUMENT_SEGMENTS,
@@ -238,6 +239,13 @@ class ContrastiveEsa(ErrorSpans):
 
     def __init__(self, name: str, label: str, statement: str):
         super().__init__(name, label, statement, mqm=False)
+
+    def instruction_targets(self, item) -> list[tuple[str, str]]:
+        """One instruction judgment per translation shown (per candidate key)."""
+        return candidate_targets(item.payload)
+
+    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
+        return candidate_systems(payload)
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
