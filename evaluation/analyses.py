@@ -14,6 +14,7 @@ from annotation.models import Campaign, Judgment
 from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
 from .models import CampaignResults
+from .parts import compute_parts
 from .services.progress import progress_timeline
 from .services.storing import replace_results
 
@@ -42,6 +43,7 @@ def compute_results(campaign: Campaign):
             reason = NOTHING_COUNTED
     for pk, header in headers.items():
         if header is not None:
+            compute_parts(header.campaign)  # after the family, whose run replaced every stored table
             progress = progress_timeline(header.campaign)
             state = ({"status": NOT_ENOUGH_DATA, "missing": [{"what": "data", "text": reason}]} if reason
                      else data_state(family, header))

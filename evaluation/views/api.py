@@ -20,6 +20,7 @@ from config.csv_export import csv_response
 
 from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
+from ..parts import PARTS, parts_of
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..services import reference_ranking as reference
 from ..services.crowd import approval_suggestions, cost_report
@@ -118,7 +119,7 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         base = request.build_absolute_uri(f"/api/campaigns/{campaign.slug}/tables/")
         return Response({"tables": [{"name": t.name, "csv": f"{base}{t.name}/?format=csv",
                                      "latex": f"{base}{t.name}/?format=latex" if t.latex else None}
-                                    for t in tables_of(family_of(campaign)).values()]})
+                                    for t in tables_of(family_of(campaign), campaign).values()]})
 
     @extend_schema(operation_id="campaigns_table", parameters=[
         OpenApiParameter("name", str, OpenApiParameter.PATH, description="A table named by `tables/`."),
@@ -128,7 +129,7 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
     def table(self, request, slug=None, name=None):
         """One result table as CSV (the page's download), LaTeX (booktabs, where offered) or JSON rows."""
         campaign = self.get_object()
-        spec = tables_of(family_of(campaign)).get(name)
+        spec = tables_of(family_of(campaign), campaign).get(name)
         if spec is None:
             raise NotFound(f"this campaign has no table called {name!r}")
         fmt = request.query_params.get("format", "csv")
@@ -151,6 +152,12 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         campaign = self.get_object()
         family = family_of(campaign)
         handler = family.endpoint(endpoint)
+        part = PARTS.get(endpoint)
+        if handler is None and part is not None:  # a result part (instruction following), where it applies
+            if part not in parts_of(campaign):
+                return bad_request(f"this campaign has no {part.label.lower()} results (docs/api.md lists when "
+                                   "they apply)")
+            handler = part.answer
         if handler is None:
             if endpoint in all_endpoints():
                 return bad_request(f"a {family.label or 'campaign without statistics'} campaign has no "

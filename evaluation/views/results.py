@@ -18,6 +18,7 @@ from annotation.protocols import UnknownProtocol
 from annotation.services.stages import first_stage
 
 from ..families import family_of
+from ..parts import parts_of
 from ..presenters.common import cost_rows, progress_section, tables_of
 from ..services.crowd import cost_report
 from ..services.results_read import freshness, header_of
@@ -76,7 +77,8 @@ def campaign_results(request, slug: str):
         "worker_counts": {"all": len(all_workers), "reliable": reliable, "unreliable": len(all_workers) - reliable},
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),
-        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family).values()],
+        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, campaign).values()],
+        "parts": [{"part": part, **part.page_context(campaign)} for part in parts_of(campaign)],
     }
     context.update(family.page_context(campaign, header, shown, request))
     return render(request, "evaluation/results.html", context)

@@ -54,6 +54,8 @@ SPAN_OPTIONS = (
     Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
            maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
 )
+#: The category an MQM campaign may add for translations that ignore their instructions (option instruction_violation).
+INSTRUCTION_VIOLATION = "Instruction violation"
 MQM_OPTIONS = (
     *SPAN_OPTIONS,
     Option("taxonomy", "list", None, "MQM error categories, comma-separated, a subcategory as Parent/Child.",
@@ -61,6 +63,9 @@ MQM_OPTIONS = (
            "Fluency/{Grammar, Spelling, Punctuation, Register, Inconsistency}, Terminology, Style, Locale convention, "
            "Other, Non-translation"),
     Option("critical", "bool", False, "Offer the severity critical besides minor and major.", target="options"),
+    Option("instruction_violation", "bool", None, f"Add the category {INSTRUCTION_VIOLATION!r} to the taxonomy (a "
+           "translation that ignores the instructions the system was given, docs/api.md#instructions); weighted as "
+           "any error of its severity.", target="options", default_text="no"),
     Option("mqm_weights", "choice", "google", "MQM weights, a named preset (docs/methods.md §11.3): google "
            "(Freitag et al. 2021), score-mqm (TED 2021's score_mqm.py) or wmt23-marot (Marot's, WMT23).",
            choices="mqm_weights", target="options"),
@@ -120,7 +125,12 @@ class ErrorSpans(Protocol):
         return ("minor", "major", "critical") if options.get("critical") else ("minor", "major")
 
     def categories(self, options: dict) -> list[str] | None:
-        return list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY) if self.mqm else None
+        if not self.mqm:
+            return None
+        taxonomy = list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY)
+        if options.get("instruction_violation") and INSTRUCTION_VIOLATION not in taxonomy:
+            taxonomy.append(INSTRUCTION_VIOLATION)
+        return taxonomy
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
