@@ -129,7 +129,7 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
     def table(self, request, slug=None, name=None):
         """One result table as CSV (the page's download), LaTeX (booktabs, where offered) or JSON rows."""
         campaign = self.get_object()
-        spec = tables_of(family_of(campaign), campaign).get(name)
+        spec = tables_of(family_of(campaign)).get(name)
         if spec is None:
             raise NotFound(f"this campaign has no table called {name!r}")
         fmt = request.query_params.get("format", "csv")
