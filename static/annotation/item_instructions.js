@@ -95,5 +95,11 @@
     return {fields: {instruction: single ? judged[""] : judged}};
   }
 
+  // Keys typed here (a note, arrows between the answers) are this control's, not the screen's shortcuts (pairwise's
+  // A/T/B, ranking's digits, the span editor's 1/2, Enter to submit).
+  fieldset.addEventListener("keydown", function (event) {
+    if (event.key !== "Tab") { event.stopPropagation(); }
+  });
+
   window.HitInstructions = {show: show, answer: answer};
 })();
