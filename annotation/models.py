@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from .media_models import MediaItem  # noqa: F401  (a model of this app, defined there)
 from .ownership import OwnedQuerySet
 from .protocols import protocol_choices
 from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
@@ -171,6 +172,8 @@ class Document(models.Model):
                               "from the campaign file's optional `domain`; statistics per domain use it.")
     instructions = models.TextField(blank=True, help_text="What the systems were told for the whole document "
                                     "(the campaign file's `document_instructions`, docs/api.md §2).")
+    media = models.JSONField(default=dict, null=True, blank=True, help_text="The media its screens show, read with "
+                             "the item (annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -189,6 +192,8 @@ class Segment(models.Model):
     instructions = models.TextField(blank=True, help_text="What the systems were told for this item (register, "
                                     "format, terminology, length): the line's `instructions`, else its document's; "
                                     "shown to judges beside the source.")
+    media = models.JSONField(default=list, null=True, blank=True, help_text="Its line's `media`: [{id, kind, src, "
+                             "alt, caption}] (docs/api.md §2.1).")
 
     class Meta:
         ordering = ["document__position", "seg_id"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import api, pages
+from .views import api, media, pages
 
 app_name = "annotation"
 
@@ -10,4 +10,5 @@ urlpatterns = [
     path("annotate/<slug:slug>/start/", pages.annotate_start, name="annotate-start"),
     path("hit/<str:token>/", pages.hit_page, name="hit"),
     path("api/hit/<str:token>/", api.hit_state, name="hit-api"),
+    path("api/hit/<str:token>/media/<str:key>/", media.medium, name="hit-media"),
 ]

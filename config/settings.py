@@ -170,6 +170,27 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Campaign media (docs/api.md §2.1, §8.5): the "media" storage, the file system under MEDIA_ROOT unless
+# MEDIA_STORAGE=s3 (django-storages; boto3 must then be installed), and how the files reach the annotator.
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / "media")))
+MEDIA_STORAGE = env("MEDIA_STORAGE", default="filesystem")
+STORAGES["media"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                     "OPTIONS": {"location": str(MEDIA_ROOT), "base_url": None}}
+if MEDIA_STORAGE == "s3":
+    STORAGES["media"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": env("MEDIA_S3_BUCKET"), "endpoint_url": env("MEDIA_S3_ENDPOINT_URL", default=None),
+        "region_name": env("MEDIA_S3_REGION", default=None), "default_acl": "private", "querystring_auth": True,
+        "querystring_expire": env.int("MEDIA_SIGNED_URL_SECONDS", default=300), "file_overwrite": False}}
+#: django (the view sends the file, with Range: development), x-accel-redirect (nginx), x-sendfile (Apache,
+#: lighttpd) or signed-url (a redirect to the storage's short-lived signed URL, for S3).
+MEDIA_SERVE = env("MEDIA_SERVE", default="django")
+MEDIA_ACCEL_PREFIX = env("MEDIA_ACCEL_PREFIX", default="/protected-media/")
+MEDIA_MAX_FILE_BYTES = env.int("MEDIA_MAX_FILE_BYTES", default=50 * 1024 * 1024)
+MEDIA_MAX_BUNDLE_BYTES = env.int("MEDIA_MAX_BUNDLE_BYTES", default=500 * 1024 * 1024)
+MEDIA_MAX_BUNDLE_ENTRIES = env.int("MEDIA_MAX_BUNDLE_ENTRIES", default=5000)
+MEDIA_MAX_COMPRESSION_RATIO = env.int("MEDIA_MAX_COMPRESSION_RATIO", default=100)
+MEDIA_FETCH_TIMEOUT = env.float("MEDIA_FETCH_TIMEOUT", default=20.0)
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/annotate/"
 
@@ -204,9 +225,10 @@ CONTENT_SECURITY_POLICY = {
 # IMPORT_INLINE_MAX_BYTES are imported by a background job from IMPORT_UPLOAD_DIR, which web and workers share.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 # Request bodies above these are refused with 413 before anything reads them (config/request_limits.py): imports'
-# files may be 50 MB (plus their form fields), every other request a little.
+# files may be a 500 MB media bundle (plus their form fields), every other request a little.
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=2_621_440)
-IMPORT_REQUEST_MAX_BYTES = env.int("IMPORT_REQUEST_MAX_BYTES", default=51 * 1024 * 1024)
+# A media bundle (docs/api.md §2.1) may be as large as MEDIA_MAX_BUNDLE_BYTES (zipped media hardly shrink).
+IMPORT_REQUEST_MAX_BYTES = env.int("IMPORT_REQUEST_MAX_BYTES", default=501 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 IMPORT_INLINE_MAX_BYTES = env.int("IMPORT_INLINE_MAX_BYTES", default=2 * 1024 * 1024)
 IMPORT_UPLOAD_DIR = env("IMPORT_UPLOAD_DIR", default=str(Path(tempfile.gettempdir()) / "mteval-imports"))

@@ -189,6 +189,9 @@ COMMON_OPTIONS = (
            "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
            "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",
            max_length=200),
+    Option("fetch_remote_media", "bool", None, "Fetch media whose src is an http(s) URL once at import and store "
+           "them (within MEDIA_MAX_FILE_BYTES and MEDIA_FETCH_TIMEOUT); otherwise such a src refuses the file. "
+           "Judges' browsers never load a third party (docs/api.md §2.1).", target="options", default_text="no"),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )

@@ -39,6 +39,7 @@ from ..building.campaign_files import (
     unstorable,
 )
 from ..building.hit_layout import CampaignContent, HitPlanError, ItemPlan
+from ..building.media_refs import check_media
 from ..building.spans import SEVERITIES, SpanError, check_spans
 from ..building.text_lines import LineSource, decode
 from ..models import Campaign, Document, Hit, HitItem, Segment, System, SystemOutput
@@ -46,6 +47,7 @@ from ..protocols import UnknownProtocol, get_protocol
 from ..protocols import options as option_hooks
 from ..protocols.options import ParsedOptions, number_text
 from .adaptive_batches import first_batch
+from .media_import import MediaPlan, campaign_source, plan_media
 from .stages import create_stages
 
 #: Limits of a campaign line (docs/api.md §4): names, domains, seg_id (nesting and texts: building/campaign_files.py).
@@ -205,6 +207,8 @@ class ScannedFile:
     lengths: array
     docs: array
     seg_ids: array
+    #: Whether any line carries `media` or `doc_media` (docs/api.md §2.1).
+    has_media: bool = False
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -214,10 +218,11 @@ class ScannedFile:
         return json.loads(self.source.read(self.offsets[index], self.lengths[index]).decode().lstrip("\ufeff"))
 
 
-def scan_campaign_file(source: LineSource, requires_reference: bool, progress: Progress | None = None
-                       ) -> ScannedFile:
+def scan_campaign_file(source: LineSource, requires_reference: bool, progress: Progress | None = None,
+                       allow_remote_media: bool = False) -> ScannedFile:
     """Validate a whole campaign file in one pass, keeping only where each segment's line is; raises
-    CampaignFileError with every problem found (the first MAX_KEPT_ERRORS, and a count of the rest)."""
+    CampaignFileError with every problem found (the first MAX_KEPT_ERRORS, and a count of the rest). An http(s)
+    media `src` is refused unless `allow_remote_media` (the campaign's `fetch_remote_media`)."""
     errors = Problems()
     offsets, lengths, numbers, docs, seg_ids, sets = (array("q"), array("q"), array("l"), array("l"), array("l"),
                                                       array("l"))
@@ -227,6 +232,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
     system_sets: dict[frozenset, int] = {}
     first_line_of: dict[int, int] = {}
     number = 0
+    has_media = False
     for number, offset, length, raw in source.lines():
         if progress is not None and number % PROGRESS_EVERY == 0:
             progress("reading the file", number)
@@ -242,6 +248,10 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
             errors.add(number, why)
             continue
         checked, problems = check_record(record, requires_reference)
+        if isinstance(record, dict) and ("media" in record or "doc_media" in record):
+            has_media = True
+            problems = problems + check_media(record.get("media"), "media", allow_remote_media) + check_media(
+                record.get("doc_media"), "doc_media", allow_remote_media)
         if problems:
             for problem in problems:
                 errors.add(number, problem)
@@ -294,6 +304,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
         doc_instructions=doc_instructions,
         offsets=array("q", (offsets[i] for i in order)), lengths=array("q", (lengths[i] for i in order)),
         docs=array("l", (docs[i] for i in order)), seg_ids=array("l", (seg_ids[i] for i in order)),
+        has_media=has_media,
     )
 
 
@@ -569,8 +580,9 @@ def import_campaign(
         errors.append((0, "redundancy must be a positive integer"))
     if errors:
         raise CampaignFileError(errors)
-    with LineSource(lines) as source:
-        scanned = scan_campaign_file(source, spec.requires_reference, report)
+    with campaign_source(lines) as (lines, bundle), LineSource(lines) as source:
+        scanned = scan_campaign_file(source, spec.requires_reference, report,
+                                     allow_remote_media=bool(options.get("fetch_remote_media")))
         option_problems = spec.check_options(options, set(scanned.system_names), hit_size)
         if option_problems:
             raise CampaignFileError([(0, p) for p in option_problems])
@@ -597,14 +609,25 @@ def import_campaign(
             raise CampaignFileError([(0, f"qc_test: {capacity.refusal()}")])
         if adaptive is not None:  # the later batches are built after looks (services/adaptive_batches.py)
             plans = first_batch(plans, adaptive)
-
-        with transaction.atomic():
-            campaign = Campaign.objects.create(
-                name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
-                hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
-            )
-            _store(campaign, spec, scanned, plans, report, batch=1 if adaptive is not None else None)
-            create_stages(campaign)
+        media = MediaPlan(bundle)
+        if scanned.has_media:
+            report("checking the media")
+            media = plan_media(scanned, bundle, bool(options.get("fetch_remote_media")))
+        try:
+            media.write_files()  # after every check; removed again if the transaction fails
+            with transaction.atomic():
+                campaign = Campaign.objects.create(
+                    name=name.strip(), slug=unique_slug(name), protocol=protocol, redundancy=redundancy, seed=seed,
+                    hit_size=hit_size, options=options, study=study_named(study, owner), owner=owner, **settings,
+                )
+                _store(campaign, spec, scanned, plans, report, batch=1 if adaptive is not None else None,
+                       media=media)
+                create_stages(campaign)
+        except BaseException:
+            media.remove_written()
+            raise
+        finally:
+            media.close()
     warning = capacity.warning() if capacity is not None else None
     warnings = spec.size_warnings(options, len(scanned.system_names), hit_size, [len(plan) for plan in plans])
     return ImportResult(campaign=campaign, hits=len(plans), warnings=warnings + ([warning] if warning else []))
@@ -622,7 +645,7 @@ def _counting(rows: Iterable, what: str, total: int, report: Progress) -> Iterat
 
 
 def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[ItemPlan]], report: Progress,
-           batch: int | None = None) -> None:
+           batch: int | None = None, media: MediaPlan | None = None) -> None:
     """Write a scanned file's documents, segments, systems, outputs and the planned HITs (of adaptive batch
     `batch`); each segment's line is read again as its rows are sent, so no text is held beyond the row being
     sent."""
@@ -637,13 +660,16 @@ def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[Item
                      [(pk, doc_id, position, domain, text) for position, (doc_id, domain, text)
                       in enumerate(zip(scanned.doc_ids, scanned.doc_domains, scanned.doc_instructions, strict=True))])
     report(f"storing segments: 0 of {n:,}")
+    media = media or MediaPlan(None)
     segment_pks = insert(
-        Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "instructions"],
+        Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "instructions", "media"],
         _counting(((pk, doc_pks[scanned.docs[i]], scanned.seg_ids[i], record["source"],
                     record.get("reference") or "",
-                    instructions.segment_text(record, scanned.doc_instructions[scanned.docs[i]]))
-                   for i, record in lines()), "segments", n, report),
+                    instructions.segment_text(record, scanned.doc_instructions[scanned.docs[i]]),
+                    media.segment_media(i)) for i, record in lines()), "segments", n, report),
         count=n)
+    if media:
+        media.store(campaign, scanned, doc_pks)
     system_pks = insert(System, ["campaign_id", "name"], [(pk, name) for name in names])
     total = n * len(names)
     report(f"storing system outputs: 0 of {total:,}")

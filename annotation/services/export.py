@@ -9,6 +9,7 @@ from config.registry import LiveMapping
 
 from ..building import instructions
 from ..building.judgment_files import ExportFormat
+from ..building.media_records import has_media, shown_media
 from ..models import Campaign, Judgment
 from ..protocols import all_protocols, declared_objects
 
@@ -26,6 +27,8 @@ CHUNK = 2000
 #: Instructions (docs/api.md#instructions): the item's text, where a campaign has any, and the instruction judgment
 #: (its answer and note; one per candidate key on screens of several), where the campaign asks it.
 _INSTRUCTION_COLUMNS = ["instructions", "instruction", "instruction_note"]
+#: What a judgment of a campaign with media adds: the media its item showed, [{kind, src}] (docs/api.md §6.4).
+_MEDIA_FIELDS = ["item__segment__media", "item__segment__document__media"]
 
 
 def _instruction_columns(campaign: Campaign) -> list[str]:
@@ -35,9 +38,10 @@ def _instruction_columns(campaign: Campaign) -> list[str]:
 
 
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: the documented ones (docs/api.md), the instruction columns where they apply, then the
-    protocol's own (e.g. sides)."""
-    return COLUMNS + _instruction_columns(campaign) + list(campaign.protocol_spec.export_columns)
+    """The export's columns: the documented ones (docs/api.md), the instruction columns where they apply, the
+    protocol's own (e.g. sides), then `media` for a campaign with media."""
+    return (COLUMNS + _instruction_columns(campaign) + list(campaign.protocol_spec.export_columns)
+            + (["media"] if has_media(campaign) else []))
 
 
 def _instruction_values(judged: dict | None) -> tuple:
@@ -72,10 +76,13 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     shown = _instruction_columns(campaign)
     extra = [*extra, *("item__segment__instructions", "instruction")[:len(shown)]]
     at = {name: k for k, name in enumerate(extra)}
+    media = _MEDIA_FIELDS if has_media(campaign) else []
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
-        "annotator_id", *_FIELDS, *extra, *payload_fields)
+        "annotator_id", *_FIELDS, *extra, *payload_fields, *media)
     for (annotator_id, external_id, username, hit, position, item_type, system, doc_id, seg_id, score, choice, ranks,
          seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        if media:
+            *rest, segment_media, document_media = rest
         mean_sd = standardise.get(annotator_id)
         z = (score - mean_sd[0]) / mean_sd[1] if mean_sd is not None and score is not None else None
         row = {
@@ -98,6 +105,8 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             payload["prefilled"] = None if item_text else prefilled
         if payload_fields or spans:
             row.update(protocol.export_values(payload, campaign.options, row))
+        if media:
+            row["media"] = shown_media(segment_media, document_media)
         yield row
 
 

@@ -11,7 +11,7 @@ took several times the CPU of running it. (SQL-level PREPARE needs each web proc
 its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
 - `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
-  current and next positions with their segments and outputs, and what their screens read beyond
+  current and next positions with their segments (and their documents) and outputs, and what their screens read beyond
   them (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as
   JSON, only for the protocols that declare them). No lock is taken.
 - `record(...)`: stores a judgment and moves the assignment on, both or neither, and only if
@@ -34,7 +34,7 @@ from django.db.models.base import ModelState
 
 from ..building import screen_context
 from ..building.screen_context import ScreenContext
-from ..models import Assignment, Campaign, Hit, HitItem, Judgment, Segment, System, SystemOutput
+from ..models import Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, System, SystemOutput
 from ..protocols import all_protocols
 
 INVALID_SQL_STATEMENT_NAME = "26000"  # PostgreSQL's SQLSTATE for an unknown prepared statement
@@ -106,15 +106,16 @@ _HIT = _Columns(Hit, "h")
 _CAMPAIGN = _Columns(Campaign, "c")
 _ITEM = _Columns(HitItem, "i")
 _SEGMENT = _Columns(Segment, "s")
+_DOCUMENT = _Columns(Document, "d")  # the segment's document: its media come with the item (building/media_payload.py)
 _OUTPUT = _Columns(SystemOutput, "o")
-_READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _OUTPUT)
+_READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _DOCUMENT, _OUTPUT)
 
 
 @dataclass
 class Snapshot:
     """An assignment as one read found it: `assignment.hit` and `assignment.campaign` are loaded, and
     `items` holds the items at its current and next positions (those that exist), each with its HIT (and the
-    HIT's campaign), segment and output loaded."""
+    HIT's campaign), segment (with its document) and output loaded."""
 
     assignment: Assignment
     items: dict[int, HitItem] = field(default_factory=dict)
@@ -253,6 +254,7 @@ def _compose_read() -> tuple[str, list[str]]:
         f"CROSS JOIN (SELECT {reads} AS reads) p "
         f"LEFT JOIN {table['i']} i ON i.hit_id = a.hit_id AND i.{position} BETWEEN a.{position} AND a.{position} + 1 "
         f"LEFT JOIN {table['s']} s ON s.id = i.segment_id "
+        f"LEFT JOIN {table['d']} d ON d.id = s.document_id "
         f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
         f"WHERE a.{_quote('token')} = %s"
     )
@@ -282,7 +284,7 @@ def read(token: str) -> Snapshot | None:
         rows = cursor.fetchall()
     if not rows:
         return None
-    a_at, h_at, c_at, i_at, s_at, o_at, context_at = _READ_OFFSETS
+    a_at, h_at, c_at, i_at, s_at, d_at, o_at, context_at = _READ_OFFSETS
     assignment = _ASSIGNMENT.build(db, rows[0], a_at)
     hit, campaign = _HIT.build(db, rows[0], h_at), _CAMPAIGN.build(db, rows[0], c_at)
     Hit.campaign.field.set_cached_value(hit, campaign)
@@ -294,7 +296,10 @@ def read(token: str) -> Snapshot | None:
         if item is None:
             continue
         HitItem.hit.field.set_cached_value(item, hit)  # protocols read item.hit.campaign without a query
-        HitItem.segment.field.set_cached_value(item, _SEGMENT.build(db, row, s_at))
+        segment = _SEGMENT.build(db, row, s_at)
+        if segment is not None:  # its document too, for the media the screen shows
+            Segment.document.field.set_cached_value(segment, _DOCUMENT.build(db, row, d_at))
+        HitItem.segment.field.set_cached_value(item, segment)
         HitItem.output.field.set_cached_value(item, _OUTPUT.build(db, row, o_at))
         context = _context(row, context_at)
         if context is not None:  # what the item's screen reads beyond it (building/screen_context.py)

@@ -3,7 +3,8 @@ into an analysis-only campaign of protocol `esa` (store.py: what is collected, h
 offsets' convention).
 
 One object per judged segment `{"system", "doc_id", "seg_id", "rater", "score", "spans", "domain"?, "source"?,
-"target"?, "wave"?}`; `wave` is the annotation wave, an integer from 1 (default 1; WMT25 counts two waves' ratings
+"target"?, "wave"?, "media"?, "doc_media"?}` (media: docs/api.md §2.1, kept and exported, never fetched); `wave`
+is the annotation wave, an integer from 1 (default 1; WMT25 counts two waves' ratings
 of an item as two observations, docs/methods.md §11), kept in the item's payload when not 1; spans `{"start",
 "end", "severity", "category"?}` checked by building.spans (minor, major, critical; no overlaps) against the
 target where a line of the same segment gives it.
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from annotation.building.campaign_files import MAX_TEXT, Problems, too_deep, unstorable
 from annotation.building.instructions import MAX_INSTRUCTIONS
 from annotation.building.judgment_files import JudgmentFormat
+from annotation.building.media_records import parsed_media
 from annotation.building.spans import SEVERITIES, SpanError, check_spans
 from annotation.building.text_lines import bounded_number, numbered_lines
 from annotation.protocols.error_spans.store import (
@@ -32,8 +34,8 @@ from annotation.protocols.error_spans.store import (
     parsed_error_spans,
 )
 
-ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target", "wave",
-              "instructions")
+ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target", "wave", "media",
+              "doc_media", "instructions")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")
 MAX_DOMAIN = 100
 _NO_CATEGORY = object()
@@ -161,6 +163,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
         c.doc_domains[doc_index] = domain
     segment = c.segment(doc_index, seg_id, source, number)
     c.instructions(segment, instructions)
+    _media(c, record, doc_index, segment)
     output = c.output(system, segment, target, number)
     known = c.out_text[output]
     if known is not None:
@@ -175,6 +178,19 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
     judgment = c.new_judgment(output, c.rater(rater), number, score, wave)
     for span in checked:
         c.add_span(judgment, span["start"], span["end"], span["severity"], span.get("category"))
+
+
+def _media(c: Collected, record: dict, doc_index: int, segment: int) -> None:
+    """A line's `media` and `doc_media` (docs/api.md §2.1), kept per segment and document; several lines of one
+    segment (or document) must agree."""
+    for key, held, at in (("media", c.seg_media, segment), ("doc_media", c.doc_media, doc_index)):
+        media = parsed_media(record, key)
+        if media is None:
+            continue
+        if held.get(at, media) != media:
+            raise ValueError(f"'{key}' differs from an earlier line's of the same "
+                             f"{'segment' if key == 'media' else 'document'}")
+        held[at] = media
 
 
 #: The esa protocol's judgment format.

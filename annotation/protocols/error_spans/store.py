@@ -24,6 +24,7 @@ from django.utils import timezone
 from annotation.building.bulk import insert
 from annotation.building.campaign_files import CampaignFileError, Problems, study_named, unique_slug
 from annotation.building.judgment_files import JudgmentImportResult, ParsedJudgments, imported_annotators
+from annotation.building.media_records import store_imported_media
 from annotation.models import (
     Assignment,
     Campaign,
@@ -120,6 +121,9 @@ class Collected:
     s_source_side: array = field(default_factory=lambda: array("b"))
     severities: dict[str, int] = field(default_factory=dict)
     categories: dict[str, int] = field(default_factory=dict)
+    #: ESA: media by segment index and by document index, as the file gave them (docs/api.md §2.1).
+    seg_media: dict[int, list] = field(default_factory=dict)
+    doc_media: dict[int, list] = field(default_factory=dict)
 
     def document(self, name: str) -> int:
         index = self.docs.get(name)
@@ -268,11 +272,15 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
     seg_order = sorted(range(n_seg), key=lambda s: (c.seg_doc[s], c.seg_number[s]))
     seg_pks = array("q", bytes(8 * n_seg))
     for s, seg_pk in zip(seg_order, insert(
-            Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "instructions"],
-            ((pk, doc_pks[c.seg_doc[s]], c.seg_number[s], c.seg_source[s] or "", "", c.seg_instructions.get(s, ""))
+            Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "media", "instructions"],
+            ((pk, doc_pks[c.seg_doc[s]], c.seg_number[s], c.seg_source[s] or "", "", c.seg_media.get(s),
+              c.seg_instructions.get(s, ""))
              for s in seg_order),
             count=n_seg), strict=True):
         seg_pks[s] = seg_pk
+    if c.seg_media or c.doc_media:
+        store_imported_media(campaign, {doc_pks[d]: media for d, media in c.doc_media.items()},
+                             [(doc_pks[c.seg_doc[s]], c.seg_number[s], media) for s, media in c.seg_media.items()])
     system_names = sorted(c.systems)
     system_pk = {s.name: s.pk for s in System.objects.bulk_create([System(campaign=campaign, name=n)
                                                                    for n in system_names])}

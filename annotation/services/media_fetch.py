@@ -1,0 +1,82 @@
+"""Remote media (docs/api.md §2.1): an http(s) `src` of a campaign that sets `fetch_remote_media` is fetched once,
+at import, into a temporary file, within a size cap (MEDIA_MAX_FILE_BYTES) and a time cap (MEDIA_FETCH_TIMEOUT
+seconds for the whole download, not per read), and then stored like a bundle's file: the judges' browsers never
+load a third party."""
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from ..building.media_refs import SNIFF_BYTES
+
+CHUNK = 1 << 16
+
+
+class FetchError(ValueError):
+    """The URL could not be fetched within the caps; the message says why."""
+
+
+@dataclass
+class Fetched:
+    file: object  # a temporary binary file, at its start
+    head: bytes
+    size: int
+    sha256: str
+
+
+def _limit_wait(response, seconds: float) -> None:
+    """Let the next read of the response's socket wait at most `seconds` (a slow responder trickling bytes is cut
+    off at the deadline, not at the timeout of each read)."""
+    sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
+    if sock is not None:
+        sock.settimeout(max(seconds, 0.01))
+
+
+def fetch(url: str) -> Fetched:
+    cap, timeout = settings.MEDIA_MAX_FILE_BYTES, settings.MEDIA_FETCH_TIMEOUT
+    deadline = time.monotonic() + timeout
+    request = urllib.request.Request(url, headers={"User-Agent": "mteval-media-import"})
+    target = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only, checked)
+            if response.status != 200:
+                raise FetchError(f"answered HTTP {response.status}")
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > cap:
+                raise FetchError(f"is {declared} bytes; at most {cap} (MEDIA_MAX_FILE_BYTES)")
+            digest, head, size = hashlib.sha256(), b"", 0
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise FetchError(f"took longer than {timeout} s (MEDIA_FETCH_TIMEOUT)")
+                _limit_wait(response, left)
+                piece = response.read1(CHUNK)  # one read of the socket at most: the deadline is checked between
+                if not piece:
+                    break
+                size += len(piece)
+                if size > cap:
+                    raise FetchError(f"is larger than {cap} bytes (MEDIA_MAX_FILE_BYTES)")
+                if len(head) < SNIFF_BYTES:
+                    head += piece[:SNIFF_BYTES - len(head)]
+                digest.update(piece)
+                target.write(piece)
+    except FetchError:
+        target.close()
+        raise
+    except urllib.error.HTTPError as exc:
+        target.close()
+        raise FetchError(f"answered HTTP {exc.code}") from None
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
+        target.close()
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError):
+            raise FetchError(f"took longer than {timeout} s (MEDIA_FETCH_TIMEOUT)") from None
+        raise FetchError(f"could not be fetched ({reason})") from None
+    target.seek(0)
+    return Fetched(target, head, size, digest.hexdigest())

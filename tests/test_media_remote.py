@@ -1,0 +1,107 @@
+"""Remote media (docs/api.md §2.1): without `fetch_remote_media` an http(s) src refuses the file naming its line;
+with it each URL is fetched once at import, within MEDIA_MAX_FILE_BYTES and MEDIA_FETCH_TIMEOUT (for the whole
+download: a responder trickling bytes is cut off), checked by content, and stored. Against a local HTTP server
+started here: a good image, a slow responder, an oversized body (declared and undeclared), a wrong type, a 404."""
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.core.files.storage import storages
+
+from annotation.building.campaign_files import CampaignFileError
+from annotation.media_models import MediaItem
+from annotation.models import Campaign
+from annotation.services.campaign_import import import_campaign
+
+from .media_files import media_lines, png
+
+pytestmark = pytest.mark.django_db
+
+
+class Handler(BaseHTTPRequestHandler):
+    hits: dict[str, int] = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        Handler.hits[self.path] = Handler.hits.get(self.path, 0) + 1
+        if self.path == "/missing.png":
+            self.send_error(404)
+            return
+        body = {"/sign.png": png(), "/page.png": b"<!doctype html><p>not an image",
+                "/big.png": png() + b"\x00" * 5000}.get(self.path, png())
+        self.send_response(200)
+        if self.path != "/chunked-big.png":
+            self.send_header("Content-Length", str(len(body) if self.path != "/slow.png" else 1000))
+        self.end_headers()
+        if self.path == "/slow.png":  # a byte every 50 ms: each read is quick, the whole is too slow
+            for _ in range(100):
+                self.wfile.write(b"\x89")
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
+        if self.path == "/chunked-big.png":  # no Content-Length: the bytes themselves are counted
+            body = png() + b"\x00" * 5000
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def limits(settings, tmp_path):
+    settings.STORAGES = {**settings.STORAGES, "media": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(tmp_path / "media")}}}
+    settings.MEDIA_MAX_FILE_BYTES = 2000
+    settings.MEDIA_FETCH_TIMEOUT = 0.8
+
+
+def _import(url: str, **options):
+    lines = media_lines(media=[{"kind": "image", "src": url, "alt": "remote"}])
+    return import_campaign([line.encode() for line in lines], name="Remote", protocol="adequacy", hit_size=20,
+                           options=options).campaign
+
+
+def test_a_remote_src_is_refused_without_the_option_naming_the_line(server):
+    with pytest.raises(CampaignFileError, match=r"line 1: 'media'\[0\]: 'src' .* is a remote URL; the campaign must "
+                                                "set fetch_remote_media"):
+        _import(f"{server}/sign.png")
+    assert not Campaign.objects.exists() and Handler.hits.get("/sign.png") is None
+
+
+def test_with_the_option_a_remote_file_is_fetched_once_and_stored(server):
+    campaign = _import(f"{server}/sign.png", fetch_remote_media=True)
+    medium = MediaItem.objects.get(campaign=campaign)
+    assert (medium.src, medium.content_type, medium.size) == (f"{server}/sign.png", "image/png", len(png()))
+    with storages["media"].open(medium.name) as stored:
+        assert stored.read() == png()
+    assert Handler.hits["/sign.png"] == 1
+    assert json.dumps(campaign.options) == json.dumps({"fetch_remote_media": True})
+
+
+@pytest.mark.parametrize("path, reason", [
+    ("/slow.png", "took longer than 0.8 s"),
+    ("/big.png", f"is {len(png()) + 5000} bytes; at most 2000"),
+    ("/chunked-big.png", "is larger than 2000 bytes"),
+    ("/page.png", "is not an image"),
+    ("/missing.png", "answered HTTP 404"),
+])
+def test_the_caps_refuse_a_remote_file_naming_it_and_nothing_is_stored(server, path, reason, tmp_path):
+    started = time.monotonic()
+    with pytest.raises(CampaignFileError) as refused:
+        _import(f"{server}{path}", fetch_remote_media=True)
+    assert f"{server}{path}" in str(refused.value) and reason in str(refused.value), str(refused.value)
+    assert time.monotonic() - started < 3
+    assert not Campaign.objects.exists() and not MediaItem.objects.exists()
+    assert not (tmp_path / "media").exists() or not any(p.is_file() for p in (tmp_path / "media").rglob("*"))
