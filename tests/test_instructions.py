@@ -236,3 +236,31 @@ def test_esa_jsonl_carries_instructions_through(api, researcher):
     conflicting = [*data, (json.dumps({**records[0], "system": "gamma", "instructions": "Other."}) + "\n").encode()]
     with pytest.raises(Exception, match="instructions differ"):
         import_judgments(conflicting, fmt="esa-jsonl", name="esa bad", owner=researcher)
+
+
+def test_scores_split_by_media_kind(api, researcher):
+    """An esa-jsonl file whose document d1 shows an image, d2's first segment an audio clip and its second nothing:
+    per system the mean score per media group, with and without media (docs/methods.md#instruction-following)."""
+    image = [{"kind": "image", "src": "https://example.org/a.png"}]
+    audio = [{"kind": "audio", "src": "https://example.org/b.mp3"}]
+    scores = {("d1", 1): (80.0, 40.0), ("d1", 2): (70.0, 30.0), ("d2", 1): (90.0, 50.0), ("d2", 2): (60.0, 60.0)}
+    records = []
+    for (doc, seg), pair in scores.items():
+        for system, score in zip(("alpha", "beta"), pair, strict=True):
+            records.append({"system": system, "doc_id": doc, "seg_id": seg, "rater": "r1", "score": score,
+                            **({"doc_media": image} if doc == "d1" else {}),
+                            **({"media": audio} if (doc, seg) == ("d2", 1) else {})})
+    campaign = import_judgments([(json.dumps(r) + "\n").encode() for r in records], fmt="esa-jsonl",
+                                name="esa media", owner=researcher).campaign
+    compute_results(campaign)
+    rows = api.get(f"/api/campaigns/{campaign.slug}/media-split/").json()["results"]
+    got = {(r["system"], r["media"]): (r["n"], r["mean_score"]) for r in rows}
+    assert got == {("alpha", "image"): (2, 75.0), ("alpha", "audio"): (1, 90.0), ("alpha", "none"): (1, 60.0),
+                   ("alpha", "with media"): (3, 80.0), ("alpha", "without media"): (1, 60.0),
+                   ("beta", "image"): (2, 35.0), ("beta", "audio"): (1, 50.0), ("beta", "none"): (1, 60.0),
+                   ("beta", "with media"): (3, 40.0), ("beta", "without media"): (1, 60.0)}
+    with_media = next(r for r in rows if (r["system"], r["media"]) == ("alpha", "with media"))
+    assert (with_media["score_low"], with_media["score_high"]) == (pytest.approx(55.1595, abs=1e-3),
+                                                                   pytest.approx(104.8405, abs=1e-3))
+    latex = api.get(f"/api/campaigns/{campaign.slug}/tables/media_split/", {"format": "latex"})
+    assert latex.status_code == 200 and b"with media" in latex.content

@@ -66,6 +66,7 @@ def campaign_results(request, slug: str):
             return redirect("results:campaign", slug=task.slug)
     header = header_of(campaign)
     family = family_of(campaign)
+    parts = parts_of(campaign, header) if header is not None else []  # the result parts its results hold
     which = request.GET.get("workers", "all")
     which = which if which in WORKER_FILTERS else "all"
     all_workers = family.worker_rows(campaign)
@@ -77,8 +78,8 @@ def campaign_results(request, slug: str):
         "worker_counts": {"all": len(all_workers), "reliable": reliable, "unreliable": len(all_workers) - reliable},
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),
-        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, campaign).values()],
-        "parts": [{"part": part, **part.page_context(campaign)} for part in parts_of(campaign)],
+        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, parts).values()],
+        "parts": [{"part": part, **part.page_context(campaign)} for part in parts],
     }
     context.update(family.page_context(campaign, header, shown, request))
     return render(request, "evaluation/results.html", context)

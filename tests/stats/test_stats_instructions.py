@@ -66,3 +66,19 @@ def test_sign_test_by_hand():
     tests = sign_tests(means)
     assert (tests.wins[0, 1], tests.wins[1, 0], tests.ties[0, 1]) == (6, 1, 1)
     assert tests.p_value[0, 1] == pytest.approx(0.125) and tests.p_value[1, 0] == pytest.approx(0.125)
+
+
+def test_group_means_match_scipy_t_intervals():
+    from evaluation.stats.media_split import group_means
+
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 3, 90)
+    value = rng.normal(60, 15, 90)
+    value[::17] = np.nan  # a translation without a 0–100 score
+    means = group_means(group, value, 4)
+    for g in range(3):
+        x = value[(group == g) & np.isfinite(value)]
+        low, high = stats.t.interval(0.95, x.size - 1, loc=x.mean(), scale=stats.sem(x))
+        assert means.n[g] == x.size and means.mean[g] == pytest.approx(x.mean())
+        assert (means.low[g], means.high[g]) == (pytest.approx(low), pytest.approx(high))
+    assert means.n[3] == 0 and np.isnan(means.mean[3]) and np.isnan(means.low[3])
