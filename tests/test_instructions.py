@@ -264,3 +264,17 @@ def test_scores_split_by_media_kind(api, researcher):
                                                                    pytest.approx(104.8405, abs=1e-3))
     latex = api.get(f"/api/campaigns/{campaign.slug}/tables/media_split/", {"format": "latex"})
     assert latex.status_code == 200 and b"with media" in latex.content
+
+
+def test_esa_errors_may_be_marked_as_instruction_violations(client):
+    campaign = make("esa", judged=False, perturbation_rate=0, instruction_violation="true")
+    token = start(client, campaign, "w-esa-iv")
+    item = client.get(f"/api/hit/{token}/").json()["item"]
+    assert item["categories"] == ["Error", "Instruction violation"]
+    span = {"start": 0, "end": 3, "severity": "minor"}
+    refused = post_answer(client, token, {"item": item["id"], "score": 50, "spans": [span]})
+    assert refused.status_code == 400 and "'category' is missing" in refused.json()["error"]
+    body = {"item": item["id"], "score": 50, "spans": [{**span, "category": "Instruction violation"}]}
+    assert post_answer(client, token, body).status_code == 201
+    plain = make("esa", judged=False, perturbation_rate=0)
+    assert "categories" not in client.get(f"/api/hit/{start(client, plain, 'w-esa')}/").json()["item"]

@@ -35,6 +35,10 @@ from annotation.protocols.base import (
 from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
 from annotation.protocols.options import Option
 
+#: The category a campaign may add for translations that ignore their instructions (option instruction_violation);
+#: ESA's errors then carry a category, this or ESA_ERROR.
+INSTRUCTION_VIOLATION = "Instruction violation"
+ESA_ERROR = "Error"
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -53,9 +57,11 @@ SPAN_OPTIONS = (
            target="options", default_text="the preset's"),
     Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
            maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
+    Option("instruction_violation", "bool", None, f"Add the category {INSTRUCTION_VIOLATION!r}: a translation that "
+           "ignores the instructions the system was given (docs/api.md#instructions). MQM: one more category of the "
+           f"taxonomy, weighted as any error of its severity; ESA: each error is then {ESA_ERROR!r} or "
+           f"{INSTRUCTION_VIOLATION!r}.", target="options", default_text="no"),
 )
-#: The category an MQM campaign may add for translations that ignore their instructions (option instruction_violation).
-INSTRUCTION_VIOLATION = "Instruction violation"
 MQM_OPTIONS = (
     *SPAN_OPTIONS,
     Option("taxonomy", "list", None, "MQM error categories, comma-separated, a subcategory as Parent/Child.",
@@ -63,9 +69,6 @@ MQM_OPTIONS = (
            "Fluency/{Grammar, Spelling, Punctuation, Register, Inconsistency}, Terminology, Style, Locale convention, "
            "Other, Non-translation"),
     Option("critical", "bool", False, "Offer the severity critical besides minor and major.", target="options"),
-    Option("instruction_violation", "bool", None, f"Add the category {INSTRUCTION_VIOLATION!r} to the taxonomy (a "
-           "translation that ignores the instructions the system was given, docs/api.md#instructions); weighted as "
-           "any error of its severity.", target="options", default_text="no"),
     Option("mqm_weights", "choice", "google", "MQM weights, a named preset (docs/methods.md §11.3): google "
            "(Freitag et al. 2021), score-mqm (TED 2021's score_mqm.py) or wmt23-marot (Marot's, WMT23).",
            choices="mqm_weights", target="options"),
@@ -126,7 +129,7 @@ class ErrorSpans(Protocol):
 
     def categories(self, options: dict) -> list[str] | None:
         if not self.mqm:
-            return None
+            return [ESA_ERROR, INSTRUCTION_VIOLATION] if options.get("instruction_violation") else None
         taxonomy = list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY)
         if options.get("instruction_violation") and INSTRUCTION_VIOLATION not in taxonomy:
             taxonomy.append(INSTRUCTION_VIOLATION)
@@ -171,8 +174,9 @@ class ErrorSpans(Protocol):
                    "prefilled": [] if item.text else list(item.output.spans or ())}
         if show_source:
             payload["source"] = item.segment.source
-        if self.mqm:
-            payload["categories"] = self.categories(options)
+        categories = self.categories(options)
+        if categories is not None:
+            payload["categories"] = categories
         return payload
 
     def parse_judgment(self, body) -> dict:
@@ -287,6 +291,9 @@ class ContrastiveEsa(ErrorSpans):
         if options.get("show_source", True):
             payload["source"] = segment.source
             payload["sources"] = [source for _, source in segments]
+        categories = self.categories(options)
+        if categories is not None:
+            payload["categories"] = categories
         return payload
 
     def parse_judgment(self, body) -> dict:
@@ -318,7 +325,8 @@ class ContrastiveEsa(ErrorSpans):
         for key in keys:
             try:
                 checked += [{**span, "candidate": key} for span in
-                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options))]
+                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options),
+                                        self.categories(options))]
             except SpanError as exc:
                 raise JudgmentError(f"{key[:20]!r}: {exc}") from None
         fields["spans"] = checked
