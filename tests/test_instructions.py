@@ -278,3 +278,23 @@ def test_esa_errors_may_be_marked_as_instruction_violations(client):
     assert post_answer(client, token, body).status_code == 201
     plain = make("esa", judged=False, perturbation_rate=0)
     assert "categories" not in client.get(f"/api/hit/{start(client, plain, 'w-esa')}/").json()["item"]
+
+
+def test_instructions_and_targets_cost_no_statement_on_the_annotator_path(client):
+    """The payload's instructions come with the one judging read (annotation/services/judging_sql.py): a GET and a
+    POST of a campaign with instructions and the instruction judgment run as many statements as without them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for campaign in (make(judged=False, data=lines(instructions=False)), make()):
+        token = start(client, campaign, f"w-count-{campaign.pk}")
+        client.get(f"/api/hit/{token}/")  # starts the item's clock (one write, once)
+        with CaptureQueriesContext(connection) as got:
+            item = client.get(f"/api/hit/{token}/").json()["item"]
+            body = {"item": item["id"], "score": 50, **({"instruction": {"answer": "no"}}
+                                                        if "instruction_targets" in item else {})}
+            assert post_answer(client, token, body).status_code == 201
+        # a statement's PREPARE runs once per connection, on its first use (judging_sql.py), whichever campaign
+        counts.append(sum(1 for q in got.captured_queries if not q["sql"].startswith("PREPARE")))
+    assert counts[0] == counts[1] == 3  # the read of the GET, the read and the write of the POST
