@@ -170,6 +170,8 @@ class Document(models.Model):
     position = models.PositiveIntegerField()
     domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
                               "from the campaign file's optional `domain`; statistics per domain use it.")
+    instructions = models.TextField(blank=True, help_text="What the systems were told for the whole document "
+                                    "(the campaign file's `document_instructions`, docs/api.md §2).")
     media = models.JSONField(default=dict, null=True, blank=True, help_text="The media its screens show, read with "
                              "the item (annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
 
@@ -187,6 +189,9 @@ class Segment(models.Model):
     seg_id = models.IntegerField()
     source = models.TextField()
     reference = models.TextField(blank=True)
+    instructions = models.TextField(blank=True, help_text="What the systems were told for this item (register, "
+                                    "format, terminology, length): the line's `instructions`, else its document's; "
+                                    "shown to judges beside the source.")
     media = models.JSONField(default=list, null=True, blank=True, help_text="Its line's `media`: [{id, kind, src, "
                              "alt, caption}] (docs/api.md §2.1).")
 
@@ -379,6 +384,9 @@ class Judgment(models.Model):
                               "verdicts, questions, votes, answers, grades (docs/methods.md §9).")
     media = models.JSONField(null=True, blank=True, help_text="The judge's media actions on an item with video or "
                              "audio: {clips, actions, seconds} (annotation/building/media_actions.py, docs/api.md).")
+    instruction = models.JSONField(null=True, blank=True, help_text="Did the translation follow the instructions "
+                                   "(campaign option instruction_judgment): {<key>: {answer: yes|partly|no, note}}, "
+                                   "key '' for a screen of one translation, else the candidate key.")
     seconds = models.FloatField(null=True, blank=True)
     served_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -14,6 +14,7 @@ from annotation.models import Campaign, Judgment
 from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
 from .models import CampaignResults
+from .parts import compute_parts
 from .services.progress import progress_timeline
 from .services.storing import replace_results
 
@@ -42,19 +43,21 @@ def compute_results(campaign: Campaign):
             reason = NOTHING_COUNTED
     for pk, header in headers.items():
         if header is not None:
+            parts = compute_parts(header.campaign)  # after the family, whose run replaced every stored table
             progress = progress_timeline(header.campaign)
             state = ({"status": NOT_ENOUGH_DATA, "missing": [{"what": "data", "text": reason}]} if reason
                      else data_state(family, header))
-            headers[pk] = _note(header, progress, state)
+            headers[pk] = _note(header, progress, state, parts)
     return headers.get(campaign.pk)
 
 
-def _note(header: CampaignResults, progress: dict, state: dict) -> CampaignResults:
-    """Store the progress and the data state on the header, merged into the summary as it is now in the database
-    (a task the analysis started, such as ranking's TrueSkill bootstrap, may have written to it meanwhile)."""
+def _note(header: CampaignResults, progress: dict, state: dict, parts: list[str]) -> CampaignResults:
+    """Store the progress, the data state and the result parts computed (evaluation/parts.py) on the header, merged
+    into the summary as it is now in the database (a task the analysis started, such as ranking's TrueSkill
+    bootstrap, may have written to it meanwhile)."""
     with transaction.atomic():
         fresh = CampaignResults.objects.select_for_update().get(pk=header.pk)
-        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state}
+        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state, "parts": parts}
         fresh.save(update_fields=["progress", "summary"])
     return fresh
 

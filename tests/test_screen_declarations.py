@@ -12,7 +12,7 @@ from annotation.models import Campaign
 from annotation.protocols import all_protocols
 from annotation.protocols.base import Screen
 
-PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js")
+PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js", "annotation/item_instructions.js")
 
 
 def _context(protocol) -> dict:

@@ -156,6 +156,10 @@ COMMON_OPTIONS = (
     Option("statement", "text", "", "The question, in the target language; the protocol's default if empty.",
            max_length=2000),
     Option("instructions", "text", "", "Shown before the first item (Markdown)."),
+    Option("instruction_judgment", "bool", None, "Ask judges, per translation, \"Did the translation follow the "
+           "instructions? yes / partly / no\" (with an optional note) alongside the protocol's own answer; the "
+           "instructions are the campaign file's `instructions` (docs/api.md#instructions).", target="options",
+           default_text="no"),
     Option("hit_timeout_minutes", "int", 60, "An idle worker's HIT goes to someone else after this many minutes.",
            minimum=1, maximum=7 * 24 * 60),
     Option("require_media_played", "int", None, "Submit waits until the judge has played every video and audio of "
@@ -315,6 +319,16 @@ class Protocol:
         """The System column of the admin's preview of `item`: by default the system of the item's output (pairwise
         says which system is on side A and which on B)."""
         return item.output.system.name if item.output_id is not None else ""
+
+    def instruction_targets(self, item) -> list[tuple[str, str]]:
+        """(key, label) of each translation `item` shows, for the instruction judgment (building/instructions.py):
+        by default the one translation, key ''; screens of several candidates give one per candidate key."""
+        return [("", "The translation")]
+
+    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
+        """Per key of `instruction_targets`, the name of the system whose translation it is (None: a control copy,
+        not counted), from the item's stored payload and its output's system (the results read them)."""
+        return {"": output_system}
 
     # Answers --------------------------------------------------------------------------------------------------
 

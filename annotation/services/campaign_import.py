@@ -23,6 +23,7 @@ from functools import cached_property
 
 from django.db import transaction
 
+from ..building import instructions
 from ..building.adaptive_rules import AdaptiveSettingsError, adaptive_settings
 from ..building.bulk import insert
 from ..building.campaign_files import (
@@ -123,6 +124,9 @@ def check_record(record, requires_reference: bool) -> tuple[tuple[str, int, froz
     _text(record, "source", True, problems)
     _text(record, "reference", requires_reference, problems)
     _text(record, "gold", False, problems)
+    instructions.check_line(record, problems)
+    _text(record, "instructions", False, problems)
+    _text(record, "document_instructions", False, problems)
     systems = record.get("systems")
     if systems is None:
         problems.append("missing field 'systems'")
@@ -195,6 +199,8 @@ class ScannedFile:
     system_names: list[str]
     #: Per document (by position), its domain ('' where the file gives none).
     doc_domains: list[str]
+    #: Per document (by position), its `document_instructions` ('' where the file gives none).
+    doc_instructions: list[str]
     #: Per segment, in document order: its line's offset and length in the file, its document's position
     #: and its seg_id.
     offsets: array
@@ -222,6 +228,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
                                                       array("l"))
     doc_index: dict[str, int] = {}
     doc_domains: list[str] = []
+    doc_instructions: list[str] = []
     system_sets: dict[frozenset, int] = {}
     first_line_of: dict[int, int] = {}
     number = 0
@@ -253,6 +260,13 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
         doc = doc_index.setdefault(doc_id, len(doc_index))
         if doc == len(doc_domains):
             doc_domains.append("")
+            doc_instructions.append("")
+        given = (record.get("document_instructions") or "").strip()
+        if given and doc_instructions[doc] and given != doc_instructions[doc]:
+            errors.add(number, f"document {_shown(doc_id)} has other 'document_instructions' on an earlier line; "
+                               "a document has one")
+            continue
+        doc_instructions[doc] = doc_instructions[doc] or given
         domain = record.get("domain") or ""
         if domain and doc_domains[doc] and domain != doc_domains[doc]:
             errors.add(number, f"document {_shown(doc_id)} is in domain {_shown(doc_domains[doc])} on an earlier "
@@ -287,6 +301,7 @@ def scan_campaign_file(source: LineSource, requires_reference: bool, progress: P
     order = sorted(range(len(offsets)), key=lambda i: (docs[i] << 32) | (seg_ids[i] - SEG_ID_MIN))
     return ScannedFile(
         source=source, doc_ids=list(doc_index), system_names=sorted(all_systems), doc_domains=doc_domains,
+        doc_instructions=doc_instructions,
         offsets=array("q", (offsets[i] for i in order)), lengths=array("q", (lengths[i] for i in order)),
         docs=array("l", (docs[i] for i in order)), seg_ids=array("l", (seg_ids[i] for i in order)),
         has_media=has_media,
@@ -641,16 +656,17 @@ def _store(campaign: Campaign, spec, scanned: ScannedFile, plans: list[list[Item
             yield i, scanned.record(i)
 
     report("storing documents")
-    doc_pks = insert(Document, ["campaign_id", "doc_id", "position", "domain"],
-                     [(pk, doc_id, position, domain) for position, (doc_id, domain)
-                      in enumerate(zip(scanned.doc_ids, scanned.doc_domains, strict=True))])
+    doc_pks = insert(Document, ["campaign_id", "doc_id", "position", "domain", "instructions"],
+                     [(pk, doc_id, position, domain, text) for position, (doc_id, domain, text)
+                      in enumerate(zip(scanned.doc_ids, scanned.doc_domains, scanned.doc_instructions, strict=True))])
     report(f"storing segments: 0 of {n:,}")
     media = media or MediaPlan(None)
     segment_pks = insert(
-        Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "media"],
+        Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "instructions", "media"],
         _counting(((pk, doc_pks[scanned.docs[i]], scanned.seg_ids[i], record["source"],
-                    record.get("reference") or "", media.segment_media(i)) for i, record in lines()),
-                  "segments", n, report),
+                    record.get("reference") or "",
+                    instructions.segment_text(record, scanned.doc_instructions[scanned.docs[i]]),
+                    media.segment_media(i)) for i, record in lines()), "segments", n, report),
         count=n)
     if media:
         media.store(campaign, scanned, doc_pks)

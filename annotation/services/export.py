@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from config.csv_export import csv_lines
 from config.registry import LiveMapping
 
+from ..building import instructions
 from ..building.judgment_files import ExportFormat
 from ..building.media_records import has_media, shown_media
 from ..models import Campaign, Judgment
@@ -30,15 +31,34 @@ def has_clips(campaign: Campaign) -> bool:
     return campaign.media.filter(kind__in=("video", "audio")).exists()
 
 
+#: Instructions (docs/api.md#instructions): the item's text, where a campaign has any, and the instruction judgment
+#: (its answer and note; one per candidate key on screens of several), where the campaign asks it.
+_INSTRUCTION_COLUMNS = ["instructions", "instruction", "instruction_note"]
 #: What a judgment of a campaign with media adds: the media its item showed, [{kind, src}] (docs/api.md §6.4).
 _MEDIA_FIELDS = ["item__segment__media", "item__segment__document__media"]
 
 
+def _instruction_columns(campaign: Campaign) -> list[str]:
+    if instructions.enabled(campaign.options):
+        return _INSTRUCTION_COLUMNS
+    return _INSTRUCTION_COLUMNS[:1] if campaign.segments.exclude(instructions="").exists() else []
+
+
 def columns_for(campaign: Campaign) -> list[str]:
-    """The export's columns: the documented ones (docs/api.md), then the protocol's own (e.g. sides), then `media`
-    for a campaign with media, and the judge's media actions for one with video or audio."""
-    return (COLUMNS + list(campaign.protocol_spec.export_columns) + (["media"] if has_media(campaign) else [])
-            + (MEDIA_COLUMNS if has_clips(campaign) else []))
+    """The export's columns: the documented ones (docs/api.md), the instruction columns where they apply, the
+    protocol's own (e.g. sides), then `media` for a campaign with media, and the judge's media actions for one with
+    video or audio."""
+    return (COLUMNS + _instruction_columns(campaign) + list(campaign.protocol_spec.export_columns)
+            + (["media"] if has_media(campaign) else []) + (MEDIA_COLUMNS if has_clips(campaign) else []))
+
+
+def _instruction_values(judged: dict | None) -> tuple:
+    """(answer, note) of a stored instruction judgment: plain for one translation, per key for several."""
+    if not judged:
+        return None, None
+    if list(judged) == [instructions.SINGLE]:
+        return judged[""]["answer"], judged[""]["note"] or None
+    return {k: v["answer"] for k, v in judged.items()}, {k: v["note"] for k, v in judged.items() if v["note"]} or None
 
 
 def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]] | None = None
@@ -62,6 +82,9 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     answers = "answer" in columns
     extra = [*extra, "answer"] if answers else extra
     clips = has_clips(campaign)
+    shown = _instruction_columns(campaign)
+    extra = [*extra, *("item__segment__instructions", "instruction")[:len(shown)]]
+    at = {name: k for k, name in enumerate(extra)}
     media = _MEDIA_FIELDS if has_media(campaign) else []
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
         "annotator_id", "media", *_FIELDS, *extra, *payload_fields, *media)
@@ -77,8 +100,12 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
             "ranks": ranks, "z": z, "seconds": seconds, "created_at": created_at.isoformat(),
         }
         payload = dict(zip(payload_keys, rest[len(extra):], strict=True))
+        if shown:
+            row["instructions"] = rest[at["item__segment__instructions"]] or None
+        if "instruction" in at:
+            row["instruction"], row["instruction_note"] = _instruction_values(rest[at["instruction"]])
         if answers:
-            row["answer"] = rest[len(extra) - 1]
+            row["answer"] = rest[at["answer"]]
         if spans:
             judged_spans, scores, prefilled, item_text = rest[:len(_SPAN_FIELDS)]
             row["spans"] = judged_spans

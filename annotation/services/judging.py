@@ -24,7 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..building import media_actions
+from ..building import instructions, media_actions
 from ..building.media_payload import media_fields
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
@@ -139,6 +139,8 @@ def _check_open(assignment: Assignment) -> None:
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
     protocol = assignment.campaign.protocol_spec
     payload = protocol.item_payload(item)
+    payload.update(instructions.screen_fields(item.segment, protocol.instruction_targets(item),
+                                              assignment.campaign.options))
     payload.update(media_fields(assignment.token, item))  # every protocol alike (building/media_payload.py)
     return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
@@ -195,8 +197,12 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     a replay is judged by its answer alone."""
     assignment = snapshot.assignment
     _check_open(assignment)
+    protocol, options = assignment.campaign.protocol_spec, assignment.campaign.options
     body, media = media_actions.split(body)
-    fields = assignment.campaign.protocol_spec.parse_judgment(body)
+    own, judged = instructions.split(body, options)  # the instruction judgment, with the option on
+    fields = protocol.parse_judgment(own)
+    if instructions.enabled(options):
+        fields["instruction"] = instructions.parse(judged)
     if item_id == assignment.last_item_id:
         return _replay(snapshot, item_id, fields)
     total = assignment.hit.size
@@ -206,8 +212,10 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
     current = snapshot.items[position]
     if item_id != current.id:
         raise Conflict("only the current item can be answered", state_of(snapshot))
-    assignment.campaign.protocol_spec.check_answer(current, fields)
-    required = (assignment.campaign.options or {}).get("require_media_played") or 0
+    protocol.check_answer(current, fields)
+    if "instruction" in fields:
+        instructions.check_keys(fields["instruction"], protocol.instruction_targets(current))
+    required = (options or {}).get("require_media_played") or 0
     fields["media"] = media_actions.check(current, media, required)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at

@@ -90,6 +90,9 @@ class Offers:
     calibration: bool = False
     #: Spearman's rho against a reference ranking the researcher enters in the admin (docs/methods.md §8).
     reference_ranking: bool = False
+    #: The shared result parts the family offers (`evaluation.parts`), each shown where it applies to a campaign
+    #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media).
+    parts: tuple[str, ...] = ("instruction-following", "media-split")
 
 
 class Family:

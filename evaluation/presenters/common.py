@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from .. import charts
 from ..families.base import Table
 from ..models import CampaignResults
+from ..parts import offered
 from ..services.crowd import approval_suggestions, cost_report
 
 COST_LABELS = [
@@ -64,9 +65,13 @@ SHARED_TABLES = [Table("progress", _progress_table), Table("cost", _cost_table),
                  Table("approvals", _approvals_table)]
 
 
-def tables_of(family) -> dict[str, Table]:
-    """Every downloadable table of a campaign of `family`, by name, in the page's order."""
+def tables_of(family, parts: list | None = None) -> dict[str, Table]:
+    """Every downloadable table of a campaign of `family`, by name, in the page's order: the family's, then those of
+    the result parts it offers (only `parts`, when given: those that apply to the campaign), then the shared ones."""
     tables = {t.name: t for t in family.tables()}
+    for part in offered(family) if parts is None else parts:
+        for table in part.tables():
+            tables.setdefault(table.name, table)
     for table in SHARED_TABLES:
         tables.setdefault(table.name, table)
     return tables

@@ -20,6 +20,7 @@ from config.csv_export import csv_response
 
 from ..families import BadQuery, all_endpoints, family_of
 from ..models import WorkerGate
+from ..parts import PARTS, parts_of
 from ..presenters.common import APPROVAL_COLUMNS, tables_of
 from ..presets import settings_notices
 from ..services import reference_ranking as reference
@@ -121,7 +122,7 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         base = request.build_absolute_uri(f"/api/campaigns/{campaign.slug}/tables/")
         return Response({"tables": [{"name": t.name, "csv": f"{base}{t.name}/?format=csv",
                                      "latex": f"{base}{t.name}/?format=latex" if t.latex else None}
-                                    for t in tables_of(family_of(campaign)).values()]})
+                                    for t in tables_of(family_of(campaign), parts_of(campaign)).values()]})
 
     @extend_schema(operation_id="campaigns_table", parameters=[
         OpenApiParameter("name", str, OpenApiParameter.PATH, description="A table named by `tables/`."),
@@ -154,6 +155,12 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         campaign = self.get_object()
         family = family_of(campaign)
         handler = family.endpoint(endpoint)
+        part = PARTS.get(endpoint)
+        if handler is None and part is not None:  # a result part (instruction following), where it applies
+            if part not in parts_of(campaign):
+                return bad_request(f"this campaign has no {part.label.lower()} results (docs/api.md lists when "
+                                   "they apply)")
+            handler = part.answer
         if handler is None:
             if endpoint in all_endpoints():
                 return bad_request(f"a {family.label or 'campaign without statistics'} campaign has no "

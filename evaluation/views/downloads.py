@@ -15,7 +15,7 @@ from ..presenters.common import tables_of
 
 def _table(request, slug: str, name: str):
     campaign = get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
-    table = tables_of(family_of(campaign)).get(name)
+    table = tables_of(family_of(campaign)).get(name)  # a part that does not apply answers its header alone
     if table is None:
         raise Http404("No such table for this campaign.")
     return campaign, table

@@ -18,6 +18,7 @@ from annotation.protocols import UnknownProtocol
 from annotation.services.stages import first_stage
 
 from ..families import family_of
+from ..parts import parts_of
 from ..presenters.common import cost_rows, progress_section, tables_of
 from ..presets import settings_notices
 from ..services import media_played
@@ -67,6 +68,7 @@ def campaign_results(request, slug: str):
             return redirect("results:campaign", slug=task.slug)
     header = header_of(campaign)
     family = family_of(campaign)
+    parts = parts_of(campaign, header) if header is not None else []  # the result parts its results hold
     which = request.GET.get("workers", "all")
     which = which if which in WORKER_FILTERS else "all"
     all_workers = family.worker_rows(campaign)
@@ -79,7 +81,8 @@ def campaign_results(request, slug: str):
         "worker_counts": {"all": len(all_workers), "reliable": reliable, "unreliable": len(all_workers) - reliable},
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),
-        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family).values()],
+        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, parts).values()],
+        "parts": [{"part": part, **part.page_context(campaign)} for part in parts],
         # who played how much of the video and audio (evaluation/services/media_played.py)
         "media_workers": media_played.page_rows(campaign), "media_required": media_played.required_share(campaign),
     }

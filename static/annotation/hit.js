@@ -89,6 +89,7 @@
     setProgress(state.position, state.total);
     if (window.HitMedia) { window.HitMedia.show(state.item); }  // media.js: before the screen, which may enable Submit
     screen.show(state.item);
+    if (window.HitInstructions) { window.HitInstructions.show(state.item); }
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
       return;
@@ -136,9 +137,17 @@
       unlock();
       return;
     }
+    // the instruction judgment (item_instructions.js), asked beside any screen's own answer
+    var extra = window.HitInstructions ? window.HitInstructions.answer() : {fields: {}};
+    if (extra.error) {
+      setStatus(extra.error, true);
+      unlock();
+      return;
+    }
     busy = true;
     setStatus("Saving…");
-    var body = Object.assign({item: current.item.id}, answer, window.HitMedia ? window.HitMedia.answer() : {});
+    var body = Object.assign({item: current.item.id}, answer, extra.fields,
+                             window.HitMedia ? window.HitMedia.answer() : {});
     post(body, 1).then(function () { busy = false; });
   }
 

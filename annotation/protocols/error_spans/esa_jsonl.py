@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable
 
 from annotation.building.campaign_files import MAX_TEXT, Problems, too_deep, unstorable
+from annotation.building.instructions import MAX_INSTRUCTIONS
 from annotation.building.judgment_files import JudgmentFormat
 from annotation.building.media_records import parsed_media
 from annotation.building.spans import SEVERITIES, SpanError, check_spans
@@ -34,7 +35,7 @@ from annotation.protocols.error_spans.store import (
 )
 
 ESA_FIELDS = ("system", "doc_id", "seg_id", "rater", "score", "spans", "domain", "source", "target", "wave", "media",
-              "doc_media")
+              "doc_media", "instructions")
 ESA_REQUIRED = ("system", "doc_id", "seg_id", "rater", "score")
 MAX_DOMAIN = 100
 _NO_CATEGORY = object()
@@ -151,6 +152,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
     domain = _text(record, "domain", MAX_DOMAIN, required=False)
     source = _text(record, "source", MAX_TEXT, required=False)
     target = _text(record, "target", MAX_TEXT, required=False)
+    instructions = _text(record, "instructions", MAX_INSTRUCTIONS, required=False)
     spans = record.get("spans", [])
     doc_index = c.document(doc)
     if domain:
@@ -160,6 +162,7 @@ def _line(c: Collected, number: int, text: str, unchecked: list) -> None:
                              f"{domain[:40]!r} here; a document has one domain")
         c.doc_domains[doc_index] = domain
     segment = c.segment(doc_index, seg_id, source, number)
+    c.instructions(segment, instructions)
     _media(c, record, doc_index, segment)
     output = c.output(system, segment, target, number)
     known = c.out_text[output]

@@ -39,8 +39,8 @@ def _single_judgments(campaign: Campaign):
                 "annotator__external_id", "annotator__user__username", "item__output__system__name",
                 "item__segment__document__doc_id", "item__segment__document__domain", "item__segment__seg_id",
                 "item__segment_id", "item__payload__seg_id", "item__segment__source", "item__output__text", "score",
-                "spans", "item__payload__wave", "item__segment__media", "item__segment__document__media")
-            .iterator(chunk_size=CHUNK))
+                "spans", "item__payload__wave", "item__segment__media", "item__segment__document__media",
+                "item__segment__instructions").iterator(chunk_size=CHUNK))
 
 
 def _global_numbers(campaign: Campaign) -> dict[int, int]:
@@ -60,7 +60,7 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
         return
     numbers = None
     for (external_id, username, system, doc, _domain, position, segment_id, global_id, source, target, _score,
-         spans, _wave, _media, _doc_media) in _single_judgments(campaign):
+         spans, _wave, _media, _doc_media, _instructions) in _single_judgments(campaign):
         if global_id is None:
             numbers = numbers if numbers is not None else _global_numbers(campaign)
             global_id = numbers.get(segment_id, 0)
@@ -117,7 +117,7 @@ def _esa_spans(spans) -> list[dict]:
 
 
 def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target, wave=None, media=None,
-              doc_media=None) -> str:
+              doc_media=None, instructions="") -> str:
     record = {"system": system, "doc_id": doc, "seg_id": seg_id, "rater": rater, "score": score,
               "spans": _esa_spans(spans)}
     if isinstance(wave, int) and not isinstance(wave, bool) and wave != 1:  # the annotation wave; 1 by default
@@ -132,6 +132,8 @@ def _esa_line(system, doc, domain, seg_id, rater, score, spans, source, target, 
         record["media"] = exported(media)
     if doc_media and doc_media.get("document"):
         record["doc_media"] = exported(doc_media["document"])
+    if instructions:
+        record["instructions"] = instructions
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -142,16 +144,17 @@ def esa_jsonl_lines(campaign: Campaign) -> Iterator[str]:
         yield from _contrastive_lines(campaign)
         return
     for (external_id, username, system, doc, domain, seg_id, _segment, _global, source, target, score,
-         spans, wave, media, doc_media) in _single_judgments(campaign):
+         spans, wave, media, doc_media, instructions) in _single_judgments(campaign):
         yield _esa_line(system, doc, domain, seg_id, external_id or username, score, spans, source, target, wave,
-                        media, doc_media)
+                        media, doc_media, instructions)
 
 
 def _contrastive_lines(campaign: Campaign) -> Iterator[str]:
     judgments = (Judgment.objects.filter(campaign=campaign, item__item_type="system").order_by("pk").values_list(
         "annotator__external_id", "annotator__user__username", "item__segment_id", "item__segment__document__doc_id",
         "item__segment__document__domain", "item__segment__seg_id", "item__segment__source", "item__payload",
-        "scores", "spans", "item__segment__media", "item__segment__document__media").iterator(chunk_size=CHUNK))
+        "scores", "spans", "item__segment__media", "item__segment__document__media", "item__segment__instructions")
+        .iterator(chunk_size=CHUNK))
     chunk: list[tuple] = []
     for judgment in judgments:
         chunk.append(judgment)
@@ -164,7 +167,8 @@ def _contrastive_lines(campaign: Campaign) -> Iterator[str]:
 def _contrastive_chunk(chunk: list[tuple]) -> Iterator[str]:
     texts = {(segment, system): text for segment, system, text in SystemOutput.objects.filter(
         segment_id__in={j[2] for j in chunk}).values_list("segment_id", "system__name", "text")}
-    for external_id, username, segment, doc, domain, seg_id, source, payload, scores, spans, media, doc_media in chunk:
+    for (external_id, username, segment, doc, domain, seg_id, source, payload, scores, spans, media, doc_media,
+         instructions) in chunk:
         scores = scores or {}
         for candidate in (payload or {}).get("candidates", ()):
             key = candidate.get("key")
@@ -173,7 +177,7 @@ def _contrastive_chunk(chunk: list[tuple]) -> Iterator[str]:
             mine = [s for s in spans or () if s.get("candidate") == key]
             yield _esa_line(candidate.get("name"), doc, domain, seg_id, external_id or username, scores[key], mine,
                             source, texts.get((segment, candidate.get("name")), ""), media=media,
-                            doc_media=doc_media)
+                            doc_media=doc_media, instructions=instructions)
 
 
 def _writes_mqm(spec) -> bool:

@@ -95,6 +95,8 @@ class Collected:
     seg_number: array = field(default_factory=lambda: array("q"))
     seg_line: array = field(default_factory=lambda: array("q"))
     seg_source: list = field(default_factory=list)
+    #: The instructions the systems were given, by segment index (only segments whose lines give them).
+    seg_instructions: dict[int, str] = field(default_factory=dict)
     systems: dict[str, int] = field(default_factory=dict)
     outputs: dict[int, int] = field(default_factory=dict)
     out_system: array = field(default_factory=lambda: array("q"))
@@ -143,6 +145,15 @@ class Collected:
             return index
         self.check_source(index, source)
         return index
+
+    def instructions(self, segment: int, text: str | None) -> None:
+        """Keep a segment's instructions; ValueError if a line of the same segment gave others."""
+        if not text:
+            return
+        known = self.seg_instructions.setdefault(segment, text)
+        if known != text:
+            raise ValueError(f"the instructions differ from those on line {self.seg_line[segment]} for the same "
+                             "segment")
 
     def check_source(self, segment: int, source: str | None) -> None:
         """ValueError if `source` differs from the segment's source seen before."""
@@ -261,8 +272,9 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
     seg_order = sorted(range(n_seg), key=lambda s: (c.seg_doc[s], c.seg_number[s]))
     seg_pks = array("q", bytes(8 * n_seg))
     for s, seg_pk in zip(seg_order, insert(
-            Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "media"],
-            ((pk, doc_pks[c.seg_doc[s]], c.seg_number[s], c.seg_source[s] or "", "", c.seg_media.get(s))
+            Segment, ["campaign_id", "document_id", "seg_id", "source", "reference", "media", "instructions"],
+            ((pk, doc_pks[c.seg_doc[s]], c.seg_number[s], c.seg_source[s] or "", "", c.seg_media.get(s),
+              c.seg_instructions.get(s, ""))
              for s in seg_order),
             count=n_seg), strict=True):
         seg_pks[s] = seg_pk

@@ -12,6 +12,7 @@ import random
 
 from annotation.building.candidates import answers_every_key
 from annotation.building.hit_layout import HitPlanError
+from annotation.building.instructions import candidate_systems, candidate_targets
 from annotation.building.screen_context import (
     DOCUMENT_OUTPUTS,
     DOCUMENT_SEGMENTS,
@@ -43,6 +44,10 @@ AI_ERROR_FREE_RATE = Option(
     "correct for it (docs/methods.md#esa-ai). 1 sends everything; 0.2 is recommended (it saved 31 percent of "
     "the judging in benchmarks/esa_ai.py, with false separation as full judging's).", minimum=0.01, maximum=1.0,
     target="options")
+#: The category a campaign may add for translations that ignore their instructions (option instruction_violation);
+#: ESA's errors then carry a category, this or ESA_ERROR.
+INSTRUCTION_VIOLATION = "Instruction violation"
+ESA_ERROR = "Error"
 SPAN_OPTIONS = (
     Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
            minimum=1, maximum=1000, key="hit_size"),
@@ -62,6 +67,10 @@ SPAN_OPTIONS = (
     Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
            maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
     AI_ERROR_FREE_RATE,
+    Option("instruction_violation", "bool", None, f"Add the category {INSTRUCTION_VIOLATION!r}: a translation that "
+           "ignores the instructions the system was given (docs/api.md#instructions). MQM: one more category of the "
+           f"taxonomy, weighted as any error of its severity; ESA: each error is then {ESA_ERROR!r} or "
+           f"{INSTRUCTION_VIOLATION!r}.", target="options", default_text="no"),
 )
 MQM_OPTIONS = (
     *SPAN_OPTIONS,
@@ -136,7 +145,12 @@ class ErrorSpans(Protocol):
         return ("minor", "major", "critical") if options.get("critical") else ("minor", "major")
 
     def categories(self, options: dict) -> list[str] | None:
-        return list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY) if self.mqm else None
+        if not self.mqm:
+            return [ESA_ERROR, INSTRUCTION_VIOLATION] if options.get("instruction_violation") else None
+        taxonomy = list(options.get("taxonomy") or DEFAULT_MQM_TAXONOMY)
+        if options.get("instruction_violation") and INSTRUCTION_VIOLATION not in taxonomy:
+            taxonomy.append(INSTRUCTION_VIOLATION)
+        return taxonomy
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
@@ -178,8 +192,9 @@ class ErrorSpans(Protocol):
                    "prefilled": [] if item.text else list(item.output.spans or ())}
         if show_source:
             payload["source"] = item.segment.source
-        if self.mqm:
-            payload["categories"] = self.categories(options)
+        categories = self.categories(options)
+        if categories is not None:
+            payload["categories"] = categories
         return payload
 
     def parse_judgment(self, body) -> dict:
@@ -262,6 +277,13 @@ class ContrastiveEsa(ErrorSpans):
     def next_stages(self, options: dict) -> list:
         return []
 
+    def instruction_targets(self, item) -> list[tuple[str, str]]:
+        """One instruction judgment per translation shown (per candidate key)."""
+        return candidate_targets(item.payload)
+
+    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
+        return candidate_systems(payload)
+
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
@@ -292,6 +314,9 @@ class ContrastiveEsa(ErrorSpans):
         if options.get("show_source", True):
             payload["source"] = segment.source
             payload["sources"] = [source for _, source in segments]
+        categories = self.categories(options)
+        if categories is not None:
+            payload["categories"] = categories
         return payload
 
     def parse_judgment(self, body) -> dict:
@@ -323,7 +348,8 @@ class ContrastiveEsa(ErrorSpans):
         for key in keys:
             try:
                 checked += [{**span, "candidate": key} for span in
-                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options))]
+                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options),
+                                        self.categories(options))]
             except SpanError as exc:
                 raise JudgmentError(f"{key[:20]!r}: {exc}") from None
         fields["spans"] = checked

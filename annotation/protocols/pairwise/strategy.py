@@ -104,6 +104,14 @@ class Pairwise(Protocol):
         return {"unit": payload.get("unit"), "system_A": shown["A"], "system_B": shown["B"],
                 "preferred": shown.get(row["choice"], row["choice"]), "doc_id": row["doc_id"] or payload.get("doc_id")}
 
+    def instruction_targets(self, item) -> list[tuple[str, str]]:
+        """One instruction judgment per side."""
+        return [("A", "Translation A"), ("B", "Translation B")]
+
+    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
+        shown = self.export_values(payload, options, {"choice": "", "doc_id": ""})
+        return {"A": shown["system_A"] or None, "B": shown["system_B"] or None}
+
     def preview_systems(self, item, options: dict) -> str:
         """Which of the campaign's systems is on side A and which on B (`left` 0: the first system on A), and
         which side a spam item shuffled."""

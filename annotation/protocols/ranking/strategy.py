@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from annotation.building.candidates import answers_every_key
+from annotation.building.instructions import candidate_systems, candidate_targets
 from annotation.building.screen_context import SEGMENT_OUTPUTS, segment_outputs
 from annotation.building.shared_options import GATE_OPTIONS as _GATE
 from annotation.building.shared_options import QC_THRESHOLD, SCREENS_PER_HIT
@@ -159,6 +160,13 @@ class Ranking(Protocol):
                 raise JudgmentError(f"the rank of {key[:20]!r} must be an integer")
         require_only(body, {"item", "ranks"}, '{"item", "ranks"}')
         return {"ranks": dict(ranks)}
+
+    def instruction_targets(self, item) -> list[tuple[str, str]]:
+        """One instruction judgment per candidate shown."""
+        return candidate_targets(item.payload)
+
+    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
+        return candidate_systems(payload)
 
     def check_answer(self, item, fields: dict) -> None:
         keys = answers_every_key(item, fields["ranks"], "a rank")

@@ -101,7 +101,7 @@
     var k = Array.isArray(candidate.document) ? item.current : 0;
     fillContext(before, after, texts, k, "es-tgt", box.dataset.targetDir, box.dataset.targetLang);
     var editor = window.SpanEditor.create({
-      text: candidate.text, severities: item.severities, categories: null, prefilled: candidate.prefilled,
+      text: candidate.text, severities: item.severities, categories: item.categories || null, prefilled: candidate.prefilled,
       dir: box.dataset.targetDir, lang: box.dataset.targetLang, label: "Translation " + letter, onChange: update
     });
     current.appendChild(editor.line);
