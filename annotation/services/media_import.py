@@ -17,8 +17,8 @@ from django.core.files.storage import storages
 
 from ..building.campaign_files import CampaignFileError, Problems
 from ..building.media_refs import EXTENSIONS, is_remote, sniff
-from ..media_models import MediaItem, new_media_key
-from ..models import Document
+from ..media_models import new_media_key
+from ..models import Document, MediaItem
 from .media_bundle import Bundle, looks_like_zip
 from .media_fetch import FetchError, fetch
 
