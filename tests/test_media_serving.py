@@ -9,12 +9,12 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Assignment
+from annotation.models import Annotator, Assignment, MediaItem
 from annotation.services.campaign_import import import_campaign
 from config.checks import media_serving
 
 from .conftest import post_answer, start
-from .media_files import good_bundle, png, wav
+from .media_files import bundle, good_bundle, media_lines, png, wav
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +116,19 @@ def test_a_media_serving_mode_the_storage_cannot_offer_stops_the_checks(settings
     assert [e.id for e in media_serving()] == ["project.E002"]
     settings.MEDIA_SERVE = "nginx"
     assert "must be one of" in media_serving()[0].msg
+
+
+def test_a_worker_of_the_same_campaign_whose_hit_does_not_show_the_document_gets_404():
+    lines = media_lines(n_segments=40, docs=20)  # the image is on doc-0's first line; doc-0 has 4 outputs of 80
+    campaign = import_campaign(io.BytesIO(bundle(lines, {"media/sign.png": png()})), name="Many HITs",
+                               protocol="adequacy", seed=3, hit_size=20).campaign
+    shows = {hit.pk: hit.items.filter(segment__document__doc_id="doc-0").exists() for hit in campaign.hits.all()}
+    showing, hiding = [pk for pk, yes in shows.items() if yes], [pk for pk, yes in shows.items() if not yes]
+    assert showing and hiding, shows
+    mine = Assignment.objects.create(campaign=campaign, hit_id=showing[0],
+                                     annotator=Annotator.objects.create(external_id="w1"))
+    other = Assignment.objects.create(campaign=campaign, hit_id=hiding[0],
+                                      annotator=Annotator.objects.create(external_id="w2"))
+    key = MediaItem.objects.get(campaign=campaign).key
+    assert Client().get(f"/api/hit/{mine.token}/media/{key}/").status_code == 200
+    assert Client().get(f"/api/hit/{other.token}/media/{key}/").status_code == 404
