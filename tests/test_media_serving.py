@@ -59,9 +59,12 @@ def test_the_hits_worker_gets_the_file_with_its_type_length_and_ranges():
     assert tail.status_code == 206 and _body(tail) == wav()[-6:]
     beyond = client.get(audio, HTTP_RANGE=f"bytes={len(wav())}-")
     assert beyond.status_code == 416 and beyond["Content-Range"] == f"bytes */{len(wav())}"
-    if "document_media" in item:  # the image of the first segment, as a document view lists it
-        image = next(m for entries in item["document_media"] for m in entries if m["kind"] == "image")
-        assert _body(client.get(image["url"])) == png()
+    # the document's segments in order, each with its media: the image is on the first (seg_id 1) of five
+    document_media = item["document_media"]
+    assert [len(entries) for entries in document_media] == [1, 0, 0, 0, 0]
+    image = document_media[0][0]
+    assert (image["kind"], image["alt"], image["caption"]) == ("image", "A sign", "Figure 1")
+    assert _body(client.get(image["url"])) == png()
 
 
 def test_another_hit_a_forged_token_or_a_lost_hit_gets_404():
