@@ -87,6 +87,9 @@ class MediaPlan:
                     self.bundle.write_to(src, spool)
                     spool.seek(0)
                     saved = storage.save(resolved.name, File(spool))
+            if saved != resolved.name:  # another import stored the same content meanwhile: keep theirs
+                storage.delete(saved)
+                continue
             self.written.append(saved)
 
     def remove_written(self) -> None:
