@@ -59,10 +59,22 @@ def test_the_hits_worker_gets_the_file_with_its_type_length_and_ranges():
     assert tail.status_code == 206 and _body(tail) == wav()[-6:]
     beyond = client.get(audio, HTTP_RANGE=f"bytes={len(wav())}-")
     assert beyond.status_code == 416 and beyond["Content-Range"] == f"bytes */{len(wav())}"
-    # the document's segments in order, each with its media: the image is on the first (seg_id 1) of five
-    document_media = item["document_media"]
-    assert [len(entries) for entries in document_media] == [1, 0, 0, 0, 0]
-    image = document_media[0][0]
+    assert "document_media" not in item  # a one-sentence screen: its own segment's media are in `media`
+
+
+def test_a_document_view_lists_every_segments_media_in_document_order():
+    client = Client()
+    campaign = import_campaign(io.BytesIO(good_bundle()), name="ESA", protocol="esa", seed=1, hit_size=20,
+                               options={"tutorial": 0}).campaign
+    token = start(client, campaign, "w1")
+    state = client.get(f"/api/hit/{token}/").json()
+    while "media" not in state["item"]:
+        state = post_answer(client, token, {"item": state["item"]["id"], "score": 50, "spans": []}).json()
+    item = state["item"]
+    # one list per sentence of the document view; the image is on the first (seg_id 1) of five
+    assert len(item["document_media"]) == len(item["document"]["segments"]) == 5
+    assert [len(entries) for entries in item["document_media"]] == [1, 0, 0, 0, 0]
+    image = item["document_media"][0][0]
     assert (image["kind"], image["alt"], image["caption"]) == ("image", "A sign", "Figure 1")
     assert _body(client.get(image["url"])) == png()
 

@@ -24,7 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..building.media_payload import media_fields
+from ..building.media_payload import media_fields, shows_document
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
@@ -138,7 +138,8 @@ def _check_open(assignment: Assignment) -> None:
 def _item_state(assignment: Assignment, item: HitItem) -> dict:
     protocol = assignment.campaign.protocol_spec
     payload = protocol.item_payload(item)
-    payload.update(media_fields(assignment.token, item))  # every protocol alike (building/media_payload.py)
+    # every protocol alike (building/media_payload.py)
+    payload.update(media_fields(assignment.token, item, shows_document(protocol, item)))
     return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
 
