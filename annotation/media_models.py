@@ -2,9 +2,9 @@
 (imported into annotation.models).
 
 A `MediaItem` is one use of a stored file by a document or one of its segments: the file lives in the "media"
-storage (settings.STORAGES, annotation/media/storage.py), named by its content's hash, so a file used twice is
-stored once. Its `key` is the unguessable id of the serving URL `/api/hit/<token>/media/<key>/`, which is served
-only to a HIT whose items show the media's document (annotation/views/media.py)."""
+storage (settings.STORAGES; annotation/services/media_import.py writes it), named by its content's hash, so a file
+used twice is stored once. Its `key` is the unguessable id of the serving URL `/api/hit/<token>/media/<key>/`,
+which is served only to a HIT whose items show the media's document (annotation/views/media.py)."""
 import secrets
 
 from django.db import models

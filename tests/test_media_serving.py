@@ -9,12 +9,12 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Assignment
+from annotation.models import Annotator, Assignment, MediaItem
 from annotation.services.campaign_import import import_campaign
 from config.checks import media_serving
 
 from .conftest import post_answer, start
-from .media_files import good_bundle, png, wav
+from .media_files import bundle, good_bundle, media_lines, png, wav
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +59,24 @@ def test_the_hits_worker_gets_the_file_with_its_type_length_and_ranges():
     assert tail.status_code == 206 and _body(tail) == wav()[-6:]
     beyond = client.get(audio, HTTP_RANGE=f"bytes={len(wav())}-")
     assert beyond.status_code == 416 and beyond["Content-Range"] == f"bytes */{len(wav())}"
-    if "document_media" in item:  # the image of the first segment, as a document view lists it
-        image = next(m for entries in item["document_media"] for m in entries if m["kind"] == "image")
-        assert _body(client.get(image["url"])) == png()
+    assert "document_media" not in item  # a one-sentence screen: its own segment's media are in `media`
+
+
+def test_a_document_view_lists_every_segments_media_in_document_order():
+    client = Client()
+    campaign = import_campaign(io.BytesIO(good_bundle()), name="ESA", protocol="esa", seed=1, hit_size=20,
+                               options={"tutorial": 0}).campaign
+    token = start(client, campaign, "w1")
+    state = client.get(f"/api/hit/{token}/").json()
+    while "media" not in state["item"]:
+        state = post_answer(client, token, {"item": state["item"]["id"], "score": 50, "spans": []}).json()
+    item = state["item"]
+    # one list per sentence of the document view; the image is on the first (seg_id 1) of five
+    assert len(item["document_media"]) == len(item["document"]["segments"]) == 5
+    assert [len(entries) for entries in item["document_media"]] == [1, 0, 0, 0, 0]
+    image = item["document_media"][0][0]
+    assert (image["kind"], image["alt"], image["caption"]) == ("image", "A sign", "Figure 1")
+    assert _body(client.get(image["url"])) == png()
 
 
 def test_another_hit_a_forged_token_or_a_lost_hit_gets_404():
@@ -116,3 +131,19 @@ def test_a_media_serving_mode_the_storage_cannot_offer_stops_the_checks(settings
     assert [e.id for e in media_serving()] == ["project.E002"]
     settings.MEDIA_SERVE = "nginx"
     assert "must be one of" in media_serving()[0].msg
+
+
+def test_a_worker_of_the_same_campaign_whose_hit_does_not_show_the_document_gets_404():
+    lines = media_lines(n_segments=40, docs=20)  # the image is on doc-0's first line; doc-0 has 4 outputs of 80
+    campaign = import_campaign(io.BytesIO(bundle(lines, {"media/sign.png": png()})), name="Many HITs",
+                               protocol="adequacy", seed=3, hit_size=20).campaign
+    shows = {hit.pk: hit.items.filter(segment__document__doc_id="doc-0").exists() for hit in campaign.hits.all()}
+    showing, hiding = [pk for pk, yes in shows.items() if yes], [pk for pk, yes in shows.items() if not yes]
+    assert showing and hiding, shows
+    mine = Assignment.objects.create(campaign=campaign, hit_id=showing[0],
+                                     annotator=Annotator.objects.create(external_id="w1"))
+    other = Assignment.objects.create(campaign=campaign, hit_id=hiding[0],
+                                      annotator=Annotator.objects.create(external_id="w2"))
+    key = MediaItem.objects.get(campaign=campaign).key
+    assert Client().get(f"/api/hit/{mine.token}/media/{key}/").status_code == 200
+    assert Client().get(f"/api/hit/{other.token}/media/{key}/").status_code == 404

@@ -4,8 +4,7 @@ form the exports give them in."""
 from __future__ import annotations
 
 from annotation.building.media_refs import check_media
-from annotation.media_models import MediaItem
-from annotation.models import Document
+from annotation.models import Document, MediaItem
 
 
 def parsed_media(record: dict, key: str) -> list[dict] | None:

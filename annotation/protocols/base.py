@@ -310,6 +310,9 @@ class Protocol:
     #: What `item_payload` and `check_answer` read beyond the item (names in building/screen_context.py): the one
     #: read of the annotator path brings it along, so that no strategy queries the database there.
     screen_reads: frozenset[str] = frozenset()
+    #: Whether the screen shows the item's whole document, so that its payload carries `document_media` (every
+    #: segment's media, annotation/building/media_payload.py); None: a screen that reads its document does.
+    shows_document: bool | None = None
 
     def item_payload(self, item) -> dict:
         """What the screen shows for `item`, and nothing else (never its type or system)."""

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..building import instructions, media_actions
-from ..building.media_payload import media_fields
+from ..building.media_payload import media_fields, shows_document
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
@@ -141,7 +141,8 @@ def _item_state(assignment: Assignment, item: HitItem) -> dict:
     payload = protocol.item_payload(item)
     payload.update(instructions.screen_fields(item.segment, protocol.instruction_targets(item),
                                               assignment.campaign.options))
-    payload.update(media_fields(assignment.token, item))  # every protocol alike (building/media_payload.py)
+    # every protocol alike (building/media_payload.py)
+    payload.update(media_fields(assignment.token, item, shows_document(protocol, item)))
     return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
 
 

@@ -17,8 +17,8 @@ from django.core.files.storage import storages
 
 from ..building.campaign_files import CampaignFileError, Problems
 from ..building.media_refs import EXTENSIONS, is_remote, sniff
-from ..media_models import MediaItem, new_media_key
-from ..models import Document
+from ..media_models import new_media_key
+from ..models import Document, MediaItem
 from .media_bundle import Bundle, looks_like_zip
 from .media_fetch import FetchError, fetch
 
@@ -87,6 +87,9 @@ class MediaPlan:
                     self.bundle.write_to(src, spool)
                     spool.seek(0)
                     saved = storage.save(resolved.name, File(spool))
+            if saved != resolved.name:  # another import stored the same content meanwhile: keep theirs
+                storage.delete(saved)
+                continue
             self.written.append(saved)
 
     def remove_written(self) -> None:

@@ -15,8 +15,7 @@ from django.db.models import Exists, OuterRef
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.views.decorators.http import require_http_methods
 
-from ..media_models import MediaItem
-from ..models import Assignment, HitItem
+from ..models import Assignment, HitItem, MediaItem
 from ..services.media_import import media_storage
 
 CACHE = "private, max-age=3600"

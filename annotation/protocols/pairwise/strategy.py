@@ -36,6 +36,7 @@ PAIRWISE_OPTIONS = (
 class Pairwise(Protocol):
     family = "pairwise"
     screen = Screen("pairwise/pairwise.html", ("pairwise/pairwise.js",))
+    shows_document = True  # document units show every sentence of the document (their media too)
     own_options = PAIRWISE_OPTIONS
     judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",)
 
