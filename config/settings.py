@@ -256,6 +256,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     # Request bodies get their own components: an upload is `format: binary` there, not a URL.
     "COMPONENT_SPLIT_REQUEST": True,
+    # The family result names as an enum, from the registries at generation time (evaluation/views/schema_hooks.py).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "evaluation.views.schema_hooks.family_endpoint_names"],
 }
 
 # Celery: with no broker configured, tasks run in-process (the newcomer's default).
