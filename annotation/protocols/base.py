@@ -185,6 +185,10 @@ COMMON_OPTIONS = (
            "to: the importer's own study of that name, or one shared with them, else a new one of theirs (never "
            "another researcher's). Workers' reliability is then tested over all of the study's campaigns.",
            max_length=200),
+    Option("allow_item_navigation", "bool", None, "Whether a judge may go to items of a HIT other than the next "
+           "one. Off: no item list or back navigation is shown, and an answer to any item but the next one is "
+           "refused with 400 (on: 409 with the current state, as always; docs/api.md §8).", target="options",
+           default_text="yes"),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )

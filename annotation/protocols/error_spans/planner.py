@@ -55,19 +55,36 @@ def _perturbed_count(n_items: int, rate: float) -> int:
     return min(n_items, round(n_items * rate)) if rate > 0 and n_items else 0
 
 
-def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random
-                   ) -> list[list[ItemPlan]]:
-    """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit."""
+def _tutorial_items(content: CampaignContent, tutorial: list[int], expected: dict, rng: random.Random) -> list[dict]:
+    """One output per tutorial segment, its system drawn at random (among those with an expected answer, when the
+    line has any: the answer is then kept in the item's payload, which no screen is sent; building/training.py)."""
+    n_systems = len(content.system_names)
+    items = []
+    for s in tutorial:
+        answers = expected.get(s)
+        if not answers:
+            items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + rng.randrange(n_systems)]})
+            continue
+        system = sorted(answers)[rng.randrange(len(answers))]
+        items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + system],
+                      "payload": {"expected": answers[system]}})
+    return items
+
+
+def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
+                   expected: dict | None = None) -> list[list[ItemPlan]]:
+    """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit.
+    `expected`: per tutorial segment index, per system index, its expected answer (building/training.py)."""
     documents, tutorial = _documents(content)
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
     n_systems = len(content.system_names)
-    tutorial_outputs = [content.outputs[s * n_systems + rng.randrange(n_systems)] for s in tutorial]
+    tutorial_items = _tutorial_items(content, tutorial, expected or {}, rng)
     units = [[content.outputs[s * n_systems + system] for s in doc] for doc in documents for system in range(n_systems)]
     rng.shuffle(units)
     hits = []
     for runs in _deal(units, hit_size):
-        items: list[dict] = [{"item_type": "tutorial", "output": o} for o in tutorial_outputs]
+        items: list[dict] = [dict(t) for t in tutorial_items]
         originals = [o for run in runs for o in run]
         chosen: dict[int, str] = {}
         for o in rng.sample(originals, len(originals)):
@@ -91,7 +108,8 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
 
 def _span_plans(items: list[dict]) -> list[ItemPlan]:
     plans = [ItemPlan(position=p, set_index=p // 10, item_type=i["item_type"], segment_id=i["output"].segment_id,
-                      output_id=i["output"].id, text=i.get("text", "")) for p, i in enumerate(items)]
+                      output_id=i["output"].id, text=i.get("text", ""), payload=i.get("payload") or {})
+             for p, i in enumerate(items)]
     originals = {p.output_id: p for p in plans if p.item_type == "system"}
     for plan in plans:
         if plan.item_type == "bad_ref":
