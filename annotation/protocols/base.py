@@ -323,6 +323,11 @@ class Protocol:
         """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
         raises JudgmentError. Called for the current item only, after `parse_judgment`."""
 
+    def check_expected(self, item, fields: dict):
+        """A checked answer's verdict against the item's expected answer (a tutorial item's, from the campaign
+        file: annotation.building.training.Check), or None when the item has none (the default)."""
+        return None
+
     # Stages (multi-stage tasks, services/stages.py) -----------------------------------------------------------
 
     #: The name of the stage this protocol's campaigns are (edit, verify, …); empty for one-stage protocols.
