@@ -143,7 +143,7 @@ def feedback(expected: dict, check: Check, tries: int, limit: int) -> dict:
                          f"not {miss.get('given') or 'none'})")
     if check.score_wrong:
         parts.append(f"a score between {expected['score'][0]:g} and {expected['score'][1]:g}")
-    message = "Not quite: the expected answer has " + "; ".join(parts) + "."
+    message = "The expected answer has " + "; ".join(parts) + "."
     message += f" Try again ({left} {'try' if left == 1 else 'tries'} left)." if left else ""
     return {"passed": False, "tries": tries, "tries_left": left, "expected": expected, "missed": check.missed,
             "score_wrong": check.score_wrong, "message": message}
