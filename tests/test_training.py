@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from annotation.building.training import check_expected, checks_fail, parse_expected
-from annotation.models import Assignment, Judgment, TutorialTry
+from annotation.models import Assignment, HitItem, Judgment, TutorialTry
 from annotation.protocols import get_protocol
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 from evaluation.models import WorkerGate
@@ -141,6 +141,32 @@ def test_a_loud_tutorial_still_wrong_at_the_last_try_gates_the_worker(django_cap
     assert listed.status_code == 403 and b"no further HITs for you" in listed.content
 
 
+def answer_checks(client, token: str, answers: list[dict]) -> list:
+    """Answer the HIT's items in order, each silent check with the next of `answers` and every other item with a
+    middling score, until the answers run out; the responses to the checks."""
+    responses, left = [], list(answers)
+    while left:
+        state = client.get(f"/api/hit/{token}/").json()
+        item = HitItem.objects.get(pk=state["item"]["id"])
+        body = left.pop(0) if item.item_type == "tutorial" else {"spans": [], "score": 50}
+        response = post_answer(client, token, {"item": item.pk, **body})
+        assert response.status_code == 201 and "feedback" not in response.json()
+        if item.item_type == "tutorial":
+            responses.append(response)
+    return responses
+
+
+@pytest.mark.django_db
+def test_silent_checks_sit_between_units_at_random_and_loud_tutorials_open_the_hit():
+    silent = training_campaign(lines=training_lines(tutorials=2), tutorial_mode="silent", seed=2)
+    loud = training_campaign(lines=training_lines(tutorials=2), seed=2)
+    def spots(campaign):
+        return [[i.position for i in hit.items.order_by("position") if i.item_type == "tutorial"]
+                for hit in campaign.hits.order_by("number")]
+    assert spots(loud) == [[0, 1], [0, 1]]
+    assert all(len(s) == 2 for s in spots(silent)) and spots(silent) != spots(loud)
+
+
 @pytest.mark.django_db
 def test_silent_checks_are_kept_without_feedback_and_gate_a_careless_worker(django_capture_on_commit_callbacks,
                                                                               api, researcher):
@@ -148,14 +174,14 @@ def test_silent_checks_are_kept_without_feedback_and_gate_a_careless_worker(djan
                                          owner=researcher), Client()
     token = start(client, campaign, "careless")
     with django_capture_on_commit_callbacks(execute=True):
-        state = client.get(f"/api/hit/{token}/").json()
-        first = post_answer(client, token, {"item": state["item"]["id"], **WRONG})
-        assert first.status_code == 201 and "feedback" not in first.json() and "training" not in first.json()
+        first, = answer_checks(client, token, [WRONG])
+        assert "training" not in first.json()
         assert not WorkerGate.objects.exists()  # one failed check of the two allowed
-        second = post_answer(client, token, {"item": first.json()["item"]["id"], **WRONG})
-    assert second.status_code == 201 and "training" not in second.json()
+    with django_capture_on_commit_callbacks(execute=True):
+        second, = answer_checks(client, token, [WRONG])
+    assert "training" not in second.json()
     assert list(TutorialTry.objects.values_list("mode", "passed", "final")) == [("silent", False, True)] * 2
-    assert Judgment.objects.filter(assignment__token=token).count() == 2
+    assert Judgment.objects.filter(assignment__token=token, item__item_type="tutorial").count() == 2
     gate = WorkerGate.objects.get(campaign=campaign)
     assert gate.rule == "checks" and gate.reason.startswith("failed 2 of 2 attention checks")
     listed = api.get(f"/api/campaigns/{campaign.slug}/gates/").json()["results"]
@@ -163,14 +189,15 @@ def test_silent_checks_are_kept_without_feedback_and_gate_a_careless_worker(djan
 
 
 @pytest.mark.django_db
-def test_a_careful_worker_passes_silent_checks(django_capture_on_commit_callbacks):
+def test_a_share_of_failed_silent_checks_gates_too(django_capture_on_commit_callbacks):
     campaign, client = training_campaign(lines=training_lines(tutorials=2), tutorial_mode="silent",
                                          checks_max_failed=0.5), Client()
-    token = start(client, campaign, "careful")
-    state = client.get(f"/api/hit/{token}/").json()
+    token = start(client, campaign, "half")
     with django_capture_on_commit_callbacks(execute=True):
-        state = post_answer(client, token, {"item": state["item"]["id"], **RIGHT}).json()
-        post_answer(client, token, {"item": state["item"]["id"], **WRONG})  # 1 of 2 failed: 0.5 reaches 0.5
+        answer_checks(client, token, [RIGHT])
+    assert not WorkerGate.objects.exists()  # 0 of 1 failed
+    with django_capture_on_commit_callbacks(execute=True):
+        answer_checks(client, token, [WRONG])  # 1 of 2 failed: 0.5 reaches 0.5
     assert WorkerGate.objects.get(campaign=campaign).rule == "checks"
     assert list(TutorialTry.objects.order_by("id").values_list("passed", flat=True)) == [True, False]
 

@@ -10,7 +10,8 @@ is shown a second time with its translation degraded by adequacy deletion, as a 
 with its original; the perturbed copy comes after the next unit, so the two are not seen together.
 In contrastive ESA the degraded copy is an extra column of the same screen (candidate kind `bad`).
 Segments marked `"tutorial": true` in the campaign file open every HIT as `tutorial` items and count
-nowhere. Everything is driven by one `random.Random`, so a campaign's seed reproduces its HITs.
+nowhere (silent attention checks, `tutorial_mode` silent: at random places between the HIT's units instead).
+Everything is driven by one `random.Random`, so a campaign's seed reproduces its HITs.
 """
 from __future__ import annotations
 
@@ -72,9 +73,10 @@ def _tutorial_items(content: CampaignContent, tutorial: list[int], expected: dic
 
 
 def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
-                   expected: dict | None = None) -> list[list[ItemPlan]]:
+                   expected: dict | None = None, scatter: bool = False) -> list[list[ItemPlan]]:
     """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit.
-    `expected`: per tutorial segment index, per system index, its expected answer (building/training.py)."""
+    `expected`: per tutorial segment index, per system index, its expected answer (building/training.py).
+    `scatter` (silent attention checks): the tutorial items go between units at random places, not first."""
     documents, tutorial = _documents(content)
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
@@ -84,7 +86,8 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
     rng.shuffle(units)
     hits = []
     for runs in _deal(units, hit_size):
-        items: list[dict] = [dict(t) for t in tutorial_items]
+        items: list[dict] = [] if scatter else [dict(t) for t in tutorial_items]
+        boundaries = [0]
         originals = [o for run in runs for o in run]
         chosen: dict[int, str] = {}
         for o in rng.sample(originals, len(originals)):
@@ -102,6 +105,10 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
         for u, run in enumerate(runs):
             items.extend({"item_type": "system", "output": o} for o in run)
             items.extend({"item_type": "bad_ref", "output": o, "text": chosen[o.id]} for o in copies_after.get(u, ()))
+            boundaries.append(len(items))
+        if scatter:  # from the last place back, so the earlier places stay where they were
+            for spot, check in sorted(((rng.choice(boundaries), t) for t in tutorial_items), key=lambda p: -p[0]):
+                items.insert(spot, dict(check))
         hits.append(_span_plans(items))
     return hits
 

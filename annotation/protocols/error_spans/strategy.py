@@ -22,7 +22,15 @@ from annotation.building.screen_context import (
 )
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
-from annotation.building.training import TRAINING_OPTIONS, ExpectedError, check_expected, min_overlap, parse_expected
+from annotation.building.training import (
+    SILENT,
+    TRAINING_OPTIONS,
+    ExpectedError,
+    check_expected,
+    min_overlap,
+    parse_expected,
+)
+from annotation.building.training import mode as training_mode
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
@@ -125,8 +133,9 @@ class ErrorSpans(Protocol):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
-        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng, self.expected_answers(content,
-                                                                                                          options))
+        expected = self.expected_answers(content, options)
+        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng, expected,
+                              scatter=bool(expected) and training_mode(options) == SILENT)
 
     def expected_answers(self, content, options: dict) -> dict[int, dict[int, dict]]:
         """The campaign file's expected answers (`expected` on tutorial lines; building/training.py), checked:
