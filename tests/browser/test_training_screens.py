@@ -122,3 +122,26 @@ def test_why_submit_is_disabled_highlights_the_first_unfinished_part(live_server
         expect(page.locator("#submit")).to_be_enabled()
         expect(why).to_be_hidden()
         assert page.js_errors == [] and page.csp == []
+
+
+def test_why_submit_is_disabled_on_ranking_and_pairwise_screens(live_server, browser):
+    """The same link on screens of radios (ranking: the first translation not yet ranked) and of toggle buttons
+    (pairwise: A / tie / B), answered from the page alone."""
+    from .test_pairwise_screen import _campaign as pairwise_campaign
+    from .test_ranking_screen import _campaign as ranking_campaign
+
+    ranking, pairwise = ranking_campaign("Why, ranking"), pairwise_campaign("Why, pairwise")
+    with open_page(browser, 1100, 760) as page:
+        start_hit(page, live_server, ranking.slug, "why-rank")
+        page.locator(".rk-row").first.locator(".rk-face").nth(1).click()  # the first row ranked 2
+        page.click("#why-submit")
+        expect(page.locator("#why-message")).to_have_text("Choose an answer here.")
+        highlighted = page.locator(".why-highlight")
+        expect(highlighted).to_have_count(1)
+        row_of = "el => [...document.querySelectorAll('.rk-row')].indexOf(el.closest('.rk-row'))"
+        assert highlighted.evaluate(row_of) == 1
+        start_hit(page, live_server, pairwise.slug, "why-pair")
+        page.click("#why-submit")
+        expect(page.locator("#why-message")).to_have_text("Choose one of these.")
+        expect(page.locator("#pw-choices.why-highlight")).to_have_count(1)
+        assert page.js_errors == []
