@@ -454,3 +454,29 @@ class StageExposure(models.Model):
 
     def __str__(self):
         return f"{self.annotator_id} holds {self.key}"
+
+
+class TutorialTry(models.Model):
+    """One checked answer to a tutorial item with an expected answer (annotation/building/training.py): every try
+    of a loud tutorial, and each silent check. `final` marks the try the judge moved on with (right, or the last
+    allowed); the live reliability gate counts the failed final ones (evaluation/services/training_gate.py)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tutorial_tries")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="tutorial_tries")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="tutorial_tries")
+    item = models.ForeignKey(HitItem, on_delete=models.CASCADE, related_name="tutorial_tries")
+    attempt = models.PositiveSmallIntegerField(help_text="1 for the first try.")
+    mode = models.CharField(max_length=8, help_text="loud or silent.")
+    passed = models.BooleanField()
+    final = models.BooleanField(help_text="The judge moved on with this try (right, or the last allowed).")
+    answer = models.JSONField(help_text="The answer as checked: spans and score.")
+    missed = models.JSONField(default=list, blank=True, help_text="The expected spans missed, and why.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "item", "attempt"], name="tutorial_try_unique")]
+        indexes = [models.Index(fields=["campaign", "annotator"], name="tutorial_try_worker_idx")]
+
+    def __str__(self):
+        return f"try {self.attempt} of {self.annotator_id} on item {self.item_id}"

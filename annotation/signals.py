@@ -8,9 +8,13 @@ uses it to schedule recomputation; the annotation app to build later stages (ser
 `assignment_completed` is sent after the transaction that finished a HIT (its last judgment) commits, with
 `campaign_id`, `annotator_id`, `assignment_id`, `protocol` and the campaign's `options` (so that a listener
 can tell whether it has work to do without a query). The evaluation app runs the live reliability gate
-(docs/methods.md §12.1) from it, in a Celery task.
+(docs/methods.md §12.1) from it, in a Celery task, and from `training_failed` too.
 """
 from django.dispatch import Signal
 
 judgments_recorded = Signal()
 assignment_completed = Signal()
+
+#: Sent after a failed tutorial check commits (a loud tutorial's last try, or a silent check), with
+#: `campaign_id` and `annotator_id`: the evaluation app runs the live reliability gate on that worker.
+training_failed = Signal()

@@ -87,6 +87,8 @@ class WorkerGate(models.Model):
     class Rule(models.TextChoices):
         TEST = "test", "reliability test fails after the minimum pairs"
         MISSED = "missed", "share of control items missed"
+        TUTORIAL = "tutorial", "tutorial failed after its last try"
+        CHECKS = "checks", "too many silent attention checks failed"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_gates")
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="gates")

@@ -6,7 +6,7 @@ import time
 from django.conf import settings
 from django.dispatch import receiver
 
-from annotation.signals import assignment_completed, judgments_recorded
+from annotation.signals import assignment_completed, judgments_recorded, training_failed
 
 from .tasks import schedule_gate, schedule_recompute
 
@@ -51,6 +51,15 @@ def gate_on_completed_hit(sender, campaign_id: int, annotator_id: int, options=N
     try:
         schedule_gate(campaign_id, annotator_id)
     except Exception as exc:  # the judgment is stored; the next finished HIT runs the gate again
+        _note_failure(exc)
+
+
+@receiver(training_failed, dispatch_uid="evaluation.gate_on_failed_training")
+def gate_on_failed_training(sender, campaign_id: int, annotator_id: int, **kwargs):
+    """A failed tutorial or attention check: the gate decides at once whether the worker is kept out (§12.5)."""
+    try:
+        schedule_gate(campaign_id, annotator_id)
+    except Exception as exc:  # the try is stored; the worker's next failed check runs the gate again
         _note_failure(exc)
 
 

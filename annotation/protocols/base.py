@@ -196,6 +196,10 @@ COMMON_OPTIONS = (
     Option("fetch_remote_media", "bool", None, "Fetch media whose src is an http(s) URL once at import and store "
            "them (within MEDIA_MAX_FILE_BYTES and MEDIA_FETCH_TIMEOUT); otherwise such a src refuses the file. "
            "Judges' browsers never load a third party (docs/api.md §2.1).", target="options", default_text="no"),
+    Option("allow_item_navigation", "bool", None, "Whether a judge may go to items of a HIT other than the next "
+           "one. Off: no item list or back navigation is shown, and an answer to any item but the next one is "
+           "refused with 400 (on: 409 with the current state, as always; docs/api.md §8).", target="options",
+           default_text="yes"),
     Option("publish", "bool", True, "Open the campaign to annotators at once; otherwise it stays a draft to "
            "preview and publish.", key="status", store=lambda publish: "active" if publish else "draft"),
 )
@@ -342,6 +346,11 @@ class Protocol:
     def check_answer(self, item, fields: dict) -> None:
         """Check a parsed answer against the item it answers (e.g. that it ranks exactly the candidates shown);
         raises JudgmentError. Called for the current item only, after `parse_judgment`."""
+
+    def check_expected(self, item, fields: dict):
+        """A checked answer's verdict against the item's expected answer (a tutorial item's, from the campaign
+        file: annotation.building.training.Check), or None when the item has none (the default)."""
+        return None
 
     # Stages (multi-stage tasks, services/stages.py) -----------------------------------------------------------
 

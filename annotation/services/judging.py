@@ -30,13 +30,23 @@ from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import assignment_completed, judgments_recorded
-from . import judging_sql
+from . import judging_sql, tutorials
 from .campaign_import import unstorable
 from .judging_sql import Snapshot
 
 
 class AssignmentGone(Exception):
-    """The worker stayed idle past the timeout and the HIT went to someone else."""
+    """The worker stayed idle past the timeout and the HIT went to someone else; or, `blocked`, they were kept
+    out of the campaign (by hand, or by the live reliability gate) and their HIT ended."""
+
+    def __init__(self, blocked: bool = False):
+        super().__init__("blocked" if blocked else "gone")
+        self.blocked = blocked
+
+
+def navigation_allowed(campaign: Campaign) -> bool:
+    """The campaign's `allow_item_navigation` (default on): off, an answer to another item than the next is a 400."""
+    return (campaign.options or {}).get("allow_item_navigation", True) is not False
 
 
 PAUSED_TEXT = "This campaign is paused; your work so far is saved. Come back later."
@@ -131,7 +141,7 @@ def _check_open(assignment: Assignment) -> None:
     if not done and status == Campaign.Status.CLOSED:
         raise CampaignHalted(True, progress)
     if assignment.status == Assignment.Status.ABANDONED:
-        raise AssignmentGone
+        raise AssignmentGone(assignment.campaign.blocked_annotators.filter(pk=assignment.annotator_id).exists())
     if not done and status != Campaign.Status.ACTIVE:
         raise CampaignHalted(False, progress)
 
@@ -212,12 +222,18 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         raise Conflict("this HIT is complete", state_of(snapshot))
     current = snapshot.items[position]
     if item_id != current.id:
+        if not navigation_allowed(assignment.campaign):
+            raise JudgmentError(f"this campaign takes its items in order: only item {current.id} (position "
+                                f"{position + 1}), the next one, can be answered")
         raise Conflict("only the current item can be answered", state_of(snapshot))
     protocol.check_answer(current, fields)
     if "instruction" in fields:
         instructions.check_keys(fields["instruction"], protocol.instruction_targets(current))
     required = (options or {}).get("require_media_played") or 0
     fields["media"] = media_actions.check(current, media, required)
+    pending, stay = tutorials.before_record(assignment, current, fields, lambda: _item_state(assignment, current))
+    if stay is not None:  # a loud tutorial's wrong try: stored as a try, the item stays current
+        return Answer(200, stay)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     judgment = Judgment(
@@ -232,8 +248,14 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         assignment.status = Assignment.Status.COMPLETED
         assignment.completed_at = now
         assignment.completion_code = completion_code_for(assignment)
-    if not judging_sql.record(assignment, judgment, expected_position=position):
-        return None
+    if pending is None:
+        if not judging_sql.record(assignment, judgment, expected_position=position):
+            return None
+    else:
+        with transaction.atomic():
+            if not judging_sql.record(assignment, judgment, expected_position=position):
+                return None
+            tutorials.after_record(assignment, current, fields, pending)
     campaign_id, protocol, options = assignment.campaign_id, assignment.campaign.protocol, assignment.campaign.options
     # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
     transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1,
@@ -243,9 +265,12 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         transaction.on_commit(lambda: assignment_completed.send(
             sender=Assignment, campaign_id=campaign_id, annotator_id=annotator_id, assignment_id=assignment_id,
             protocol=protocol, options=options), robust=True)
-    if assignment.position >= total:
-        return Answer(201, _done_state(assignment))
-    return Answer(201, _item_state(assignment, snapshot.items[position + 1]))
+    state = _done_state(assignment) if assignment.position >= total else _item_state(
+        assignment, snapshot.items[position + 1])
+    said = tutorials.outcome(pending) if pending is not None else None
+    if said is not None:
+        state["training"] = said
+    return Answer(201, state)
 
 
 def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
@@ -260,6 +285,9 @@ def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
             assignment.campaign.protocol_spec.check_answer(item, fields)  # also brings it to its stored form
             if stored == fields:
                 return Answer(201, state_of(snapshot))
+        if not navigation_allowed(assignment.campaign):
+            raise JudgmentError("this campaign takes its items in order: an item already answered cannot be "
+                                "answered again")
         raise Conflict("this item was already answered; the answer stored is kept", state_of(snapshot),
                        stored={"item": item_id, **stored})
     return Answer(201, state_of(snapshot))

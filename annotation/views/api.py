@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 from ..services import judging
 
 GONE = "you were idle too long and this HIT went to another worker; start again from the campaign link"
+BLOCKED = "there are no further HITs for you in this campaign; your work so far is recorded"
 MAX_BODY = 64 * 1024
 
 
@@ -48,6 +49,11 @@ def _halted(exc: judging.CampaignHalted) -> JsonResponse:
     return _error(410 if exc.closed else 423, str(exc), **{flag: True, "detail": str(exc)}, **exc.state)
 
 
+def _gone(exc: judging.AssignmentGone) -> JsonResponse:
+    """410: the HIT went to another worker, or the worker was kept out of the campaign (`blocked`: true)."""
+    return _error(410, BLOCKED, blocked=True) if exc.blocked else _error(410, GONE)
+
+
 @csrf_exempt
 @csp_exempt()
 @never_cache
@@ -61,8 +67,8 @@ def hit_state(request, token: str):
             return JsonResponse(judging.serve(snapshot))
         except judging.CampaignHalted as exc:
             return _halted(exc)
-        except judging.AssignmentGone:
-            return _error(410, GONE)
+        except judging.AssignmentGone as exc:
+            return _gone(exc)
     if len(request.body) > MAX_BODY:
         return _error(400, "the body is too large")
     try:
@@ -74,8 +80,8 @@ def hit_state(request, token: str):
         return _error(409, str(exc), state=exc.state, **extra)
     except judging.CampaignHalted as exc:
         return _halted(exc)
-    except judging.AssignmentGone:
-        return _error(410, GONE)
+    except judging.AssignmentGone as exc:
+        return _gone(exc)
     if answer is None:
         return _error(404, "unknown HIT")
     return JsonResponse(answer.state, status=answer.status)

@@ -16,7 +16,7 @@ from .. import languages
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
-from ..services.judging import CLOSED_TEXT
+from ..services.judging import CLOSED_TEXT, navigation_allowed
 from ..services.stages import input_complete
 
 logger = logging.getLogger(__name__)
@@ -299,6 +299,9 @@ def hit_page(request, token: str):
     campaign = assignment.campaign
     if campaign.status == Campaign.Status.CLOSED and assignment.status != Assignment.Status.COMPLETED:
         return _message(request, "Campaign closed", CLOSED_TEXT, 410)
+    if assignment.status == Assignment.Status.ABANDONED and assigning.is_blocked(campaign, assignment.annotator):
+        return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
+                        "this campaign.", 403)  # kept out by hand or by the gate: the start link's page
     if assignment.status == Assignment.Status.ABANDONED:
         return _message(request, "HIT expired", "You were idle too long and this HIT went to another worker. "
                         "Start again from the campaign link to get a new one.", 410)
@@ -307,6 +310,7 @@ def hit_page(request, token: str):
         "api": f"/api/hit/{token}/",
         "completion_redirect_ms": COMPLETION_REDIRECT_MS,
         "require_media_played": (campaign.options or {}).get("require_media_played") or 0,  # media.js holds Submit
+        "allow_item_navigation": navigation_allowed(campaign),
     }
     return render(request, "annotation/hit.html", {
         "campaign": campaign, "protocol": protocol, "config": config,

@@ -4,6 +4,9 @@ app's `block` (no further HIT; their unfinished HIT is released to others), and 
 Their judgments stay; the results flag them as unreliable. A researcher can lift a gate (`lift`): the worker
 is unblocked, and the gate is not applied to them again in that campaign.
 
+A worker who failed the training (a loud tutorial, or too many silent checks) is stopped by the same gate
+(services/training_gate.py), whether or not the reliability gate is on.
+
 Runs in a Celery task (evaluation/tasks.py `run_gate`), never on the annotators' request path.
 """
 from __future__ import annotations
@@ -16,6 +19,7 @@ from annotation.services import assignment as assigning
 
 from ..families import family_of
 from ..models import WorkerGate
+from .training_gate import training_verdict
 
 
 def gate_enabled(options) -> bool:
@@ -24,10 +28,12 @@ def gate_enabled(options) -> bool:
 
 def check_worker(campaign: Campaign, annotator: Annotator) -> WorkerGate | None:
     """Run the gate on one worker; the new `WorkerGate` when it stops them, else None (also when the campaign's
-    gate is off, or the worker already has a gate here, lifted or not)."""
-    if not gate_enabled(campaign.options) or WorkerGate.objects.filter(campaign=campaign, annotator=annotator).exists():
+    gate is off and the worker's training did not fail, or the worker already has a gate here, lifted or not)."""
+    if WorkerGate.objects.filter(campaign=campaign, annotator=annotator).exists():
         return None
-    verdict = family_of(campaign).gate(campaign, annotator)
+    verdict = training_verdict(campaign, annotator)
+    if verdict is None and gate_enabled(campaign.options):
+        verdict = family_of(campaign).gate(campaign, annotator)
     if verdict is None:
         return None
     try:

@@ -6,7 +6,9 @@
    require_media_played, sent with each answer); it registers with HitScreens.register({show(item),
    focus(), unlock()?}) and calls HitScreens.submit(answer). An answer whose POST
    fails with a 5xx or a network error is sent once more by itself after a short pause: a replay of the item just
-   saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits. */
+   saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits.
+   A loud tutorial's wrong answer comes back as 200 with `feedback` (docs/api.md §8, training): the item stays on
+   screen with the judge's marks, and feedback.js shows what was missed; the screen is unlocked for a retry. */
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("hit-config").textContent);
@@ -70,7 +72,7 @@
     doneEl.hidden = true;
     if (instructionsEl) { instructionsOpen = false; instructionsEl.hidden = true; }
     haltedEl.hidden = false;
-    document.getElementById("halted-title").textContent = data.closed ? "Campaign closed" : "Paused";
+    document.getElementById("halted-title").textContent = data.title || (data.closed ? "Campaign closed" : "Paused");
     document.getElementById("halted-text").textContent = data.detail || data.error;
     document.getElementById("check-again").hidden = !!data.closed;
     if (data.position && data.total) { setProgress(data.position, data.total); }
@@ -111,9 +113,24 @@
     });
   }
 
+  function feedback(shown) {
+    if (window.HitFeedback) { window.HitFeedback.show(shown, current && current.item); }
+  }
+
   function handle(result) {
-    if (result.status === 200 || result.status === 201) {
+    var training = result.data.training;
+    if (result.status === 200 && result.data.feedback) {  // a loud tutorial's wrong try: the item stays
       setStatus("");
+      feedback(result.data.feedback);
+      unlock();
+    } else if (training && training.stopped) {
+      feedback(null);
+      showHalted({title: "Training not passed", detail: training.message, closed: true});
+    } else if (result.status === 410 && result.data.blocked) {
+      showHalted({title: "Thank you", detail: result.data.error, closed: true});
+    } else if (result.status === 200 || result.status === 201) {
+      feedback(null);
+      setStatus(training && training.passed ? training.message : "");
       show(result.data);
     } else if (result.status === 409 && result.data.state) {
       setStatus("");
@@ -219,7 +236,9 @@
     register: function (shown) { screen = shown; },
     submit: submit,
     isBusy: function () { return busy; },
-    isPaused: function () { return instructionsOpen || halted; }
+    isPaused: function () { return instructionsOpen || halted; },
+    /* The screen's own account of its first unfinished part ({el, message}), or null (submit_why.js). */
+    unfinished: function () { return screen && screen.unfinished ? screen.unfinished() : null; }
   };
 
   function load() {

@@ -10,7 +10,8 @@ is shown a second time with its translation degraded by adequacy deletion, as a 
 with its original; the perturbed copy comes after the next unit, so the two are not seen together.
 In contrastive ESA the degraded copy is an extra column of the same screen (candidate kind `bad`).
 Segments marked `"tutorial": true` in the campaign file open every HIT as `tutorial` items and count
-nowhere. Everything is driven by one `random.Random`, so a campaign's seed reproduces its HITs.
+nowhere (silent attention checks, `tutorial_mode` silent: at random places between the HIT's units instead).
+Everything is driven by one `random.Random`, so a campaign's seed reproduces its HITs.
 
 ESA^AI (docs/methods.md#esa-ai): with `ai_error_free_rate` r < 1, an output on which the automatic system marked
 no error (`"error_spans": {"<system>": []}` in the file) is sent to judges only if a seeded Bernoulli draw with
@@ -80,15 +81,34 @@ def ai_error_free_draw(content: CampaignContent, documents: list[list[int]], rat
     return sent
 
 
+def _tutorial_items(content: CampaignContent, tutorial: list[int], expected: dict, rng: random.Random) -> list[dict]:
+    """One output per tutorial segment, its system drawn at random (among those with an expected answer, when the
+    line has any: the answer is then kept in the item's payload, which no screen is sent; building/training.py)."""
+    n_systems = len(content.system_names)
+    items = []
+    for s in tutorial:
+        answers = expected.get(s)
+        if not answers:
+            items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + rng.randrange(n_systems)]})
+            continue
+        system = sorted(answers)[rng.randrange(len(answers))]
+        items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + system],
+                      "payload": {"expected": answers[system]}})
+    return items
+
+
 def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
-                   ai_error_free_rate: float = 1.0) -> list[list[ItemPlan]]:
+                   expected: dict | None = None, scatter: bool = False, ai_error_free_rate: float = 1.0
+                   ) -> list[list[ItemPlan]]:
     """HITs of one system's documents (ESA, MQM): items are system outputs, in document order per unit; AI-clean
-    outputs only as `ai_error_free_draw` sends them."""
+    outputs only as `ai_error_free_draw` sends them.
+    `expected`: per tutorial segment index, per system index, its expected answer (building/training.py).
+    `scatter` (silent attention checks): the tutorial items go between units at random places, not first."""
     documents, tutorial = _documents(content)
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
     n_systems = len(content.system_names)
-    tutorial_outputs = [content.outputs[s * n_systems + rng.randrange(n_systems)] for s in tutorial]
+    tutorial_items = _tutorial_items(content, tutorial, expected or {}, rng)
     drawn = ai_error_free_draw(content, documents, ai_error_free_rate, rng)
     units = [[content.outputs[s * n_systems + system] for s in doc] for doc in documents for system in range(n_systems)]
     if drawn:
@@ -99,7 +119,8 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
     rng.shuffle(units)
     hits = []
     for runs in _deal(units, hit_size):
-        items: list[dict] = [{"item_type": "tutorial", "output": o} for o in tutorial_outputs]
+        items: list[dict] = [] if scatter else [dict(t) for t in tutorial_items]
+        boundaries = [0]
         originals = [o for run in runs for o in run]
         chosen: dict[int, str] = {}
         for o in rng.sample(originals, len(originals)):
@@ -118,6 +139,10 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
             items.extend({"item_type": "system", "output": o, **_ai_payload(drawn, o.id, ai_error_free_rate)}
                          for o in run)
             items.extend({"item_type": "bad_ref", "output": o, "text": chosen[o.id]} for o in copies_after.get(u, ()))
+            boundaries.append(len(items))
+        if scatter:  # from the last place back, so the earlier places stay where they were
+            for spot, check in sorted(((rng.choice(boundaries), t) for t in tutorial_items), key=lambda p: -p[0]):
+                items.insert(spot, dict(check))
         hits.append(_span_plans(items))
     return hits
 
@@ -129,7 +154,7 @@ def _ai_payload(drawn: dict[int, bool], output: int, rate: float) -> dict:
 
 def _span_plans(items: list[dict]) -> list[ItemPlan]:
     plans = [ItemPlan(position=p, set_index=p // 10, item_type=i["item_type"], segment_id=i["output"].segment_id,
-                      output_id=i["output"].id, text=i.get("text", ""), payload=dict(i.get("payload", {})))
+                      output_id=i["output"].id, text=i.get("text", ""), payload=dict(i.get("payload") or {}))
              for p, i in enumerate(items)]
     originals = {p.output_id: p for p in plans if p.item_type == "system"}
     for plan in plans:

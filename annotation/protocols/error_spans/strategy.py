@@ -23,6 +23,15 @@ from annotation.building.screen_context import (
 )
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
+from annotation.building.training import (
+    SILENT,
+    TRAINING_OPTIONS,
+    ExpectedError,
+    check_expected,
+    min_overlap,
+    parse_expected,
+)
+from annotation.building.training import mode as training_mode
 from annotation.protocols.base import (
     JudgmentError,
     Protocol,
@@ -71,6 +80,7 @@ SPAN_OPTIONS = (
            "ignores the instructions the system was given (docs/api.md#instructions). MQM: one more category of the "
            f"taxonomy, weighted as any error of its severity; ESA: each error is then {ESA_ERROR!r} or "
            f"{INSTRUCTION_VIOLATION!r}.", target="options", default_text="no"),
+    *TRAINING_OPTIONS,  # tutorial lines with expected answers: loud training or silent checks
 )
 MQM_OPTIONS = (
     *SPAN_OPTIONS,
@@ -154,8 +164,47 @@ class ErrorSpans(Protocol):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
-        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng,
+        expected = self.expected_answers(content, options)
+        return plan_span_hits(content, hit_size, options["perturbation_rate"], rng, expected,
+                              scatter=bool(expected) and training_mode(options) == SILENT,
                               ai_error_free_rate=options.get("ai_error_free_rate", 1.0))
+
+    def expected_answers(self, content, options: dict) -> dict[int, dict[int, dict]]:
+        """The campaign file's expected answers (`expected` on tutorial lines; building/training.py), checked:
+        per segment index, per system index. A bad one refuses the file, naming the document and segment."""
+        found: dict[int, dict[int, dict]] = {}
+        if content.record is None:
+            return found
+        names = content.system_names
+        for segment in content.segments:
+            record = content.record(segment.index)
+            if "expected" not in record:
+                continue
+            where = f"document {segment.doc_id!r}, segment {segment.seg_id}: 'expected'"
+            given = record["expected"]
+            if self.contrastive:
+                raise HitPlanError(f"{where}: expected answers are for esa and mqm tutorials, not {self.name}")
+            if not record.get("tutorial"):
+                raise HitPlanError(f"{where} needs \"tutorial\": true on the same line")
+            if not isinstance(given, dict) or not given or set(given) - set(names):
+                raise HitPlanError(f"{where} must be an object from system name to its expected answer")
+            for system, value in given.items():
+                try:
+                    answer = parse_expected(value, record["systems"][system], self.severities(options),
+                                            self.categories(options))
+                except ExpectedError as exc:
+                    raise HitPlanError(f"{where} of {system[:40]!r}: {exc}") from None
+                found.setdefault(segment.index, {})[names.index(system)] = answer
+        return found
+
+    def check_expected(self, item, fields: dict):
+        """The answer to a tutorial item with an expected answer, checked (building/training.Check); None for any
+        other item."""
+        expected = (item.payload or {}).get("expected")
+        if item.item_type != "tutorial" or not expected:
+            return None
+        options = item.hit.campaign.options or {}
+        return check_expected(expected, fields.get("spans") or [], fields.get("score"), min_overlap(options))
 
     def check_prefilled(self, content, options: dict) -> None:
         """The campaign file's AI-prefilled spans (`error_spans`) must be answers this campaign accepts: its
@@ -286,6 +335,7 @@ class ContrastiveEsa(ErrorSpans):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
+        self.expected_answers(content, options)
         return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:

@@ -1,0 +1,57 @@
+/* A loud tutorial's feedback (docs/api.md §8, "Training"): after a wrong answer the server sends the expected
+   answer, which the page never has before. HitFeedback.show(feedback, item) fills the #feedback box above the
+   screen: the server's message, the translation with each expected span highlighted (a <mark>, its severity and
+   category beside it; red when the judge missed it), and the expected score range; show(null) hides it. Spans are
+   [start, end) in code points. Text nodes only, never HTML. */
+(function () {
+  "use strict";
+  var box = document.getElementById("feedback");
+  if (!box) { return; }
+  var element = window.HitScreens.element;
+
+  function label(span) {
+    return [span.severity, span.category].filter(Boolean).join(", ") || "an error";
+  }
+
+  function marked(text, spans, missed) {
+    var p = element("p", "fb-text");
+    var chars = Array.from(text || "");
+    var at = 0;
+    spans.forEach(function (span) {
+      if (span.start < at || span.end > chars.length) { return; }
+      p.appendChild(document.createTextNode(chars.slice(at, span.start).join("")));
+      var wrong = missed.some(function (m) { return m.start === span.start && m.end === span.end; });
+      var mark = p.appendChild(element("mark", "fb-expected" + (wrong ? " fb-missed" : ""),
+                                       chars.slice(span.start, span.end).join("")));
+      mark.title = "expected: " + label(span);
+      p.appendChild(element("span", "fb-label", " [" + label(span) + (wrong ? ": missed" : "") + "]"));
+      at = span.end;
+    });
+    p.appendChild(document.createTextNode(chars.slice(at).join("")));
+    return p;
+  }
+
+  function show(feedback, item) {
+    box.textContent = "";
+    if (!feedback) {
+      box.hidden = true;
+      return;
+    }
+    var expected = feedback.expected || {};
+    box.appendChild(element("h2", "fb-title", "Not quite — have another look"));
+    box.appendChild(element("p", "fb-message", feedback.message || ""));
+    var spans = expected.spans || [];
+    if (spans.length && item && item.candidate !== undefined) {
+      box.appendChild(element("p", "fb-caption", "The errors the answer should mark:"));
+      box.appendChild(marked(item.candidate, spans, feedback.missed || []));
+    }
+    if (expected.score) {
+      box.appendChild(element("p", "fb-score" + (feedback.score_wrong ? " fb-missed-text" : ""),
+                              "Expected score: between " + expected.score[0] + " and " + expected.score[1] + "."));
+    }
+    box.hidden = false;
+    box.scrollIntoView({block: "start", behavior: "smooth"});
+  }
+
+  window.HitFeedback = {show: show};
+})();
