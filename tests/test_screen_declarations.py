@@ -12,7 +12,10 @@ from annotation.models import Campaign
 from annotation.protocols import all_protocols
 from annotation.protocols.base import Screen
 
-PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js", "annotation/item_instructions.js")
+#: What every HIT page loads before its screen's scripts, and after them ("why is Submit disabled?").
+PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js", "annotation/item_instructions.js",
+                "annotation/feedback.js")
+AFTER_SCRIPTS = ("annotation/submit_why.js",)
 
 
 def _context(protocol) -> dict:
@@ -28,7 +31,7 @@ def test_the_hit_page_loads_exactly_the_screen_its_protocol_declares(protocol):
     assert all(finders.find(script) for script in screen.scripts)
     html = render_to_string("annotation/hit.html", _context(protocol))
     loaded = re.findall(r'<script src="([^"]+)"', html)
-    assert loaded == [static(script) for script in (*PAGE_SCRIPTS, *screen.scripts)]
+    assert loaded == [static(script) for script in (*PAGE_SCRIPTS, *screen.scripts, *AFTER_SCRIPTS)]
     assert len(set(loaded)) == len(loaded)
     assert html.count(render_to_string(screen.template, _context(protocol)).strip()) == 1
     others = {script for other in all_protocols() for script in other.screen.scripts} - set(screen.scripts)
