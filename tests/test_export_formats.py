@@ -22,7 +22,8 @@ TOY_PATH = f"{__name__}.TOY"
 
 
 def test_the_shipped_formats_come_from_their_protocol_packages_in_order():
-    assert list(EXPORT_FORMATS) == ["mqm-tsv", "esa-jsonl", "pearmut-jsonl", "appraise-jsonl", "mqm-review-tsv",
+    assert list(EXPORT_FORMATS) == ["mqm-tsv", "esa-jsonl", "pearmut-jsonl", "appraise-jsonl", "anthea-jsonl",
+                                   "mqm-review-tsv",
                                    "arena-jsonl"]
     packages = {"arena-jsonl": "pairwise"}
     for fmt in EXPORT_FORMATS.values():
@@ -33,6 +34,7 @@ def test_the_shipped_formats_come_from_their_protocol_packages_in_order():
                        "esa-jsonl": ["contrastive-esa", "esa", "esa-review"],
                        "mqm-review-tsv": ["esa-review", "mqm-review"],
                        "pearmut-jsonl": ["esa", "mqm"], "appraise-jsonl": ["esa", "mqm"],
+                       "anthea-jsonl": ["mqm"],
                        "arena-jsonl": ["pairwise-adequacy", "pairwise-fluency"]}
 
 
@@ -59,4 +61,4 @@ def test_without_its_protocol_declaring_it_a_format_is_refused(make_campaign, ap
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "toy-txt"})
     assert response.status_code == 400
     assert response.json()["detail"] == ("format must be one of csv, json, mqm-tsv, esa-jsonl, pearmut-jsonl, "
-                                         "appraise-jsonl, mqm-review-tsv, arena-jsonl")
+                                         "appraise-jsonl, anthea-jsonl, mqm-review-tsv, arena-jsonl")
