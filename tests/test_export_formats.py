@@ -60,5 +60,5 @@ def test_without_its_protocol_declaring_it_a_format_is_refused(make_campaign, ap
     campaign = make_campaign(protocol="fluency")
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "toy-txt"})
     assert response.status_code == 400
-    assert response.json()["detail"] == ("format must be one of csv, json, mqm-tsv, esa-jsonl, pearmut-jsonl, "
+    assert response.json()["detail"] == ("format must be one of csv, json, parquet, mqm-tsv, esa-jsonl, pearmut-jsonl, "
                                          "appraise-jsonl, anthea-jsonl, mqm-review-tsv, arena-jsonl")
