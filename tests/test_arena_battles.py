@@ -113,7 +113,7 @@ def test_a_malformed_battle_file_is_refused_by_line_and_stores_nothing():
     with pytest.raises(CampaignFileError) as refused:
         import_judgments(io.BytesIO(text.encode()), fmt="arena", name="Bad")
     start_line = text.splitlines().index(" {", 2) + 1
-    assert refused.value.errors == [(start_line, "turn must be an integer, not 'two'")]
+    assert refused.value.errors == [(start_line, "turn must be an integer below 2^31, not 'two'")]
     with pytest.raises(CampaignFileError) as refused:
         import_judgments(["[\n", json.dumps(BATTLES[0]) + "\n", "{\n"], fmt="arena", name="Bad")
     assert refused.value.errors == [(3, "expected , or ] between the array's elements")]

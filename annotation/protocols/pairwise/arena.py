@@ -8,7 +8,6 @@ named by its systems), so that the file re-imports to the same judgments."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 
 from annotation.building.campaign_files import CampaignFileError
@@ -21,6 +20,7 @@ from annotation.building.judgment_files import (
     ParsedJudgments,
     _store,
 )
+from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign, Judgment, System
 
 WINNERS = {"model_a": "A", "model_b": "B", "tie": "tie", "tie (bothbad)": "tie"}
@@ -28,6 +28,8 @@ BOTHBAD = "tie (bothbad)"
 #: Fields kept as given and written back: the battle's prompt id, its language, turns and anonymity.
 EXTRAS = (("question_id", str), ("language", str), ("turn", int), ("anony", bool))
 PROTOCOL = "pairwise-adequacy"
+#: The latest time a battle may carry (seconds since 1970; year 5138).
+MAX_TSTAMP = 1e11
 
 
 class ArenaJudgments(ParsedJudgments):
@@ -52,9 +54,11 @@ def _battle(record, problems: list[str]) -> JudgmentRow | None:
     if winner not in WINNERS:
         problems.append(f"winner must be model_a, model_b, tie or tie (bothbad), not {str(winner)[:40]!r}")
     tstamp = record.get("tstamp")
-    if tstamp is not None and (isinstance(tstamp, bool) or not isinstance(tstamp, (int, float))
-                               or not math.isfinite(tstamp)):
-        problems.append(f"tstamp must be a number of seconds since 1970, not {str(tstamp)[:40]!r}")
+    if tstamp is not None:
+        try:
+            bounded_number(tstamp, "tstamp", 0, MAX_TSTAMP)
+        except ValueError:
+            problems.append(f"tstamp must be a number of seconds since 1970, not {str(tstamp)[:40]!r}")
     extras = {}
     for key, kind in EXTRAS:
         value = record.get(key)
@@ -62,8 +66,9 @@ def _battle(record, problems: list[str]) -> JudgmentRow | None:
             continue
         if kind is str:
             value = string_field(record, key, problems, longest=200)
-        elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            problems.append(f"{key} must be {'an integer' if kind is int else 'true or false'}, not {value!r:.40}")
+        elif not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or not 0 <= value < 2**31)):
+            problems.append(f"{key} must be {'an integer below 2^31' if kind is int else 'true or false'}, "
+                            f"not {str(value)[:40]!r}")
         extras[key] = value
     if problems:
         return None
