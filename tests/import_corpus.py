@@ -150,7 +150,13 @@ def _anthea(rater: str) -> dict:
                  "subtype": "Mistranslation", "severity": "minor"}]}]}
 
 
+
 JUDGMENT_SPECS = {
+    "appraise-da-csv": [Spec(
+        "appraise-da-csv", "appraise-da-csv", delimited(None, [
+            "u1,sysA,12,TGT,eng,ces,71,1700000000,1700000012".split(","),
+            "u2,sysA,12,BAD,eng,ces,20,1700000013,1700000020".split(",")], ","),
+        texts=["0", "1", "3", "4"], numbers=["2", "6", "7", "8"], header=False, delimiter=(",", ";"))],
     "arena": [Spec(
         "arena", "arena", json_lines([_battle("model_a"), _battle("tie (bothbad)")]),
         texts=["judge", "model_a", "model_b", "question_id", "language", "winner"], numbers=["tstamp", "turn"],
