@@ -151,7 +151,14 @@ def _anthea(rater: str) -> dict:
 
 
 
+def _pearmut_da(user: str) -> dict:
+    return {"user_id": user, "item_i": 0, "annotation": [{"Gemini": {"score": 85}, "Llama": {"score": 60}}]}
+
+
 JUDGMENT_SPECS = {
+    "pearmut-da": [Spec(
+        "pearmut-da", "pearmut-da", json_lines([_pearmut_da("carol"), _pearmut_da("david")]),
+        texts=["user_id", "item_i"], numbers=["annotation.0.Gemini.score"], header=False)],
     "appraise-da-csv": [Spec(
         "appraise-da-csv", "appraise-da-csv", delimited(None, [
             "u1,sysA,12,TGT,eng,ces,71,1700000000,1700000012".split(","),

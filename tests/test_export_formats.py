@@ -22,9 +22,11 @@ TOY_PATH = f"{__name__}.TOY"
 
 
 def test_the_shipped_formats_come_from_their_protocol_packages_in_order():
-    assert list(EXPORT_FORMATS) == ["appraise-da-csv", "mqm-tsv", "esa-jsonl", "pearmut-jsonl", "appraise-jsonl",
+    assert list(EXPORT_FORMATS) == ["appraise-da-csv", "pearmut-da-jsonl", "mqm-tsv", "esa-jsonl", "pearmut-jsonl",
+                                    "appraise-jsonl",
                                     "anthea-jsonl", "mqm-review-tsv", "arena-jsonl"]
-    packages = {"arena-jsonl": "pairwise", "appraise-da-csv": "direct_assessment"}
+    packages = {"arena-jsonl": "pairwise", "appraise-da-csv": "direct_assessment",
+                "pearmut-da-jsonl": "direct_assessment"}
     for fmt in EXPORT_FORMATS.values():
         package = packages.get(fmt.name, "error_spans")
         assert fmt.writer.__module__.startswith(f"annotation.protocols.{package}."), fmt.name
@@ -35,6 +37,7 @@ def test_the_shipped_formats_come_from_their_protocol_packages_in_order():
                        "pearmut-jsonl": ["esa", "mqm"], "appraise-jsonl": ["esa", "mqm"],
                        "anthea-jsonl": ["mqm"],
                        "appraise-da-csv": ["adequacy", "fluency", "source-adequacy"],
+                       "pearmut-da-jsonl": ["adequacy", "fluency", "source-adequacy"],
                        "arena-jsonl": ["pairwise-adequacy", "pairwise-fluency"]}
 
 
@@ -60,6 +63,6 @@ def test_without_its_protocol_declaring_it_a_format_is_refused(make_campaign, ap
     campaign = make_campaign(protocol="fluency")
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "toy-txt"})
     assert response.status_code == 400
-    assert response.json()["detail"] == ("format must be one of csv, json, parquet, appraise-da-csv, mqm-tsv, "
-                                         "esa-jsonl, pearmut-jsonl, appraise-jsonl, anthea-jsonl, mqm-review-tsv, "
-                                         "arena-jsonl")
+    assert response.json()["detail"] == ("format must be one of csv, json, parquet, appraise-da-csv, pearmut-da-jsonl, "
+                                         "mqm-tsv, esa-jsonl, pearmut-jsonl, appraise-jsonl, anthea-jsonl, "
+                                         "mqm-review-tsv, arena-jsonl")

@@ -53,7 +53,8 @@ def toy_fluency(monkeypatch):
 
 def test_the_shipped_formats_come_from_their_packages_in_order():
     assert list(JUDGMENT_FORMATS) == ["wmt-da", "wmt-rank", "mqm-tsv", "esa-jsonl", "pairwise-csv", "arena",
-                                    "pearmut", "appraise", "anthea", "appraise-da-csv"]
+                                    "pearmut", "appraise", "anthea", "appraise-da-csv",
+                                    "pearmut-da"]
     for fmt in judgment_formats().values():
         declaring = {p.name for p in all_protocols() if any(import_string(path) is fmt for path in p.judgment_formats)}
         package = fmt.parser.__module__.rsplit(".", 1)[0]

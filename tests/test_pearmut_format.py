@@ -101,3 +101,26 @@ def test_a_malformed_pearmut_log_is_refused_by_line_and_stores_nothing():
         import_judgments(lines(LOG), fmt="pearmut", name="Bad", protocol="da")
     assert "esa or mqm" in refused.value.errors[0][1]
     assert (Campaign.objects.count(), Judgment.objects.count()) == before
+
+
+#: Pearmut's DA log (its annotation_demo_da shape): scores only.
+DA_LOG = [{"user_id": "carol", "item_i": 0, "annotation": [{"Gemini": {"score": 85}, "Llama": {"score": 78}},
+                                                            {"Gemini": {"score": 90}, "Llama": {"score": 70}}],
+           "comment": "", "time": 30},
+          {"user_id": "david", "item_i": "doc-2", "annotation": [None, {"Gemini": {"score": 55.5}}]}]
+
+
+def test_a_pearmut_da_log_round_trips_through_a_da_campaign():
+    campaign = import_judgments(lines(DA_LOG), fmt="pearmut-da", name="Pearmut DA").campaign
+    assert campaign.protocol == "source-adequacy"
+    first = sorted(Judgment.objects.filter(campaign=campaign).values_list(
+        "annotator__external_id", "item__output__system__name", "item__payload", "score"), key=str)
+    assert len(first) == 5 and ("david", "Gemini", {"item_i": "doc-2", "position": 2}, 55.5) in first
+    out = io.StringIO()
+    call_command("campaign", "export", campaign.slug, "--format", "pearmut-da-jsonl", stdout=out)
+    again = import_judgments(out.getvalue().splitlines(keepends=True), fmt="pearmut-da", name="Again").campaign
+    assert sorted(Judgment.objects.filter(campaign=again).values_list(
+        "annotator__external_id", "item__output__system__name", "item__payload", "score"), key=str) == first
+    with pytest.raises(CampaignFileError) as refused:
+        import_judgments(lines([DA_LOG[0], LOG[0]]), fmt="pearmut-da", name="Bad")
+    assert refused.value.errors[0][0] == 2 and "import the log with format pearmut" in refused.value.errors[0][1]
