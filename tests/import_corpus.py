@@ -124,7 +124,64 @@ def _campaign(n: int = 35, **extra) -> list[dict]:
     return records
 
 
+def _battle(winner: str) -> dict:
+    return {"model_a": "gpt-4", "model_b": "claude-2", "winner": winner, "judge": "arena_user_1",
+            "tstamp": 1700000000.5, "turn": 1, "question_id": "q1", "language": "English"}
+
+
+def _pearmut(user: str) -> dict:
+    return {"user_id": user, "item_i": 0, "item": [{"src": "Das ist gut.", "tgt": {"GPT-4": "That is good."}}],
+            "annotation": [{"GPT-4": {"score": 80, "error_spans": [{"start_i": 0, "end_i": 3, "severity": "minor",
+                                                                    "category": None}]}}]}
+
+
+def _appraise(annotator: str) -> dict:
+    return {"annotator": annotator, "target_id": "sysA", "document_id": "d1", "item_id": 1, "item_type": "TGT",
+            "source_text": "Das ist gut.", "target_text": "That is good.", "score": 70,
+            "mqm_annotations": json.dumps([{"start_i": 0, "end_i": 3, "severity": "minor"}])}
+
+
+def _anthea(rater: str) -> dict:
+    return {"raterId": rater, "parameters": {"source_language": "de", "target_language": "en"},
+            "parsedDocSys": [{"doc": "d1", "sys": "sysA", "srcSegments": ["Das ist gut."],
+                              "tgtSegments": ["That is good."]}],
+            "results": [{"visited": True, "prior_rater": "r0", "errors": [
+                {"location": "translation", "prefix": "", "selected": "That", "type": "Accuracy",
+                 "subtype": "Mistranslation", "severity": "minor"}]}]}
+
+
+
+def _pearmut_da(user: str) -> dict:
+    return {"user_id": user, "item_i": 0, "annotation": [{"Gemini": {"score": 85}, "Llama": {"score": 60}}]}
+
+
 JUDGMENT_SPECS = {
+    "pearmut-da": [Spec(
+        "pearmut-da", "pearmut-da", json_lines([_pearmut_da("carol"), _pearmut_da("david")]),
+        texts=["user_id", "item_i"], numbers=["annotation.0.Gemini.score"], header=False)],
+    "appraise-da-csv": [Spec(
+        "appraise-da-csv", "appraise-da-csv", delimited(None, [
+            "u1,sysA,12,TGT,eng,ces,71,1700000000,1700000012".split(","),
+            "u2,sysA,12,BAD,eng,ces,20,1700000013,1700000020".split(",")], ","),
+        texts=["0", "1", "3", "4"], numbers=["2", "6", "7", "8"], header=False, delimiter=(",", ";"))],
+    "arena": [Spec(
+        "arena", "arena", json_lines([_battle("model_a"), _battle("tie (bothbad)")]),
+        texts=["judge", "model_a", "model_b", "question_id", "language", "winner"], numbers=["tstamp", "turn"],
+        header=False)],
+    "pearmut": [Spec(
+        "pearmut", "pearmut", json_lines([_pearmut("alice"), _pearmut("bob")]),
+        texts=["user_id", "item.0.src", "item.0.tgt.GPT-4", "annotation.0.GPT-4.error_spans.0.severity"],
+        numbers=["item_i", "annotation.0.GPT-4.score", "annotation.0.GPT-4.error_spans.0.start_i",
+                 "annotation.0.GPT-4.error_spans.0.end_i"], header=False)],
+    "appraise": [Spec(
+        "appraise", "appraise", json_lines([_appraise("a1"), _appraise("a2")]),
+        texts=["annotator", "target_id", "document_id", "source_text", "target_text", "mqm_annotations"],
+        numbers=["item_id", "score"], header=False)],
+    "anthea": [Spec(
+        "anthea", "anthea", json_lines([_anthea("r1"), _anthea("r2")]),
+        texts=["raterId", "parsedDocSys.0.doc", "parsedDocSys.0.sys", "parsedDocSys.0.srcSegments.0",
+               "parsedDocSys.0.tgtSegments.0", "results.0.prior_rater", "results.0.errors.0.type"],
+        numbers=[], header=False)],
     "wmt-da": [Spec(
         "wmt-da", "wmt-da", delimited(WMT_DA, [
             "H1 w1 de en 1 1 sysA 1 SYSTEM 4 60 10".split(), "H1 w1 de en 1 1 sysA 1 BAD_REF 4 20 10".split()], " "),

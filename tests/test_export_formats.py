@@ -21,14 +21,24 @@ TOY = ExportFormat("toy-txt", toy_lines, "text/plain; charset=utf-8", "txt", lam
 TOY_PATH = f"{__name__}.TOY"
 
 
-def test_the_shipped_formats_come_from_the_error_span_package_in_order():
-    assert list(EXPORT_FORMATS) == ["mqm-tsv", "esa-jsonl", "mqm-review-tsv"]
+def test_the_shipped_formats_come_from_their_protocol_packages_in_order():
+    assert list(EXPORT_FORMATS) == ["appraise-da-csv", "pearmut-da-jsonl", "mqm-tsv", "esa-jsonl", "pearmut-jsonl",
+                                    "appraise-jsonl",
+                                    "anthea-jsonl", "mqm-review-tsv", "arena-jsonl"]
+    packages = {"arena-jsonl": "pairwise", "appraise-da-csv": "direct_assessment",
+                "pearmut-da-jsonl": "direct_assessment"}
     for fmt in EXPORT_FORMATS.values():
-        assert fmt.writer.__module__.startswith("annotation.protocols.error_spans."), fmt.name
+        package = packages.get(fmt.name, "error_spans")
+        assert fmt.writer.__module__.startswith(f"annotation.protocols.{package}."), fmt.name
     writers = {name: sorted(p.name for p in all_protocols() if fmt.writes(p)) for name, fmt in EXPORT_FORMATS.items()}
     assert writers == {"mqm-tsv": ["mqm", "mqm-review", "mqm-sxs"],
                        "esa-jsonl": ["contrastive-esa", "esa", "esa-review"],
-                       "mqm-review-tsv": ["esa-review", "mqm-review"]}
+                       "mqm-review-tsv": ["esa-review", "mqm-review"],
+                       "pearmut-jsonl": ["esa", "mqm"], "appraise-jsonl": ["esa", "mqm"],
+                       "anthea-jsonl": ["mqm"],
+                       "appraise-da-csv": ["adequacy", "fluency", "source-adequacy"],
+                       "pearmut-da-jsonl": ["adequacy", "fluency", "source-adequacy"],
+                       "arena-jsonl": ["pairwise-adequacy", "pairwise-fluency"]}
 
 
 def test_a_protocol_brings_its_own_export_format_to_the_api_and_the_command(monkeypatch, make_campaign, api):
@@ -53,4 +63,6 @@ def test_without_its_protocol_declaring_it_a_format_is_refused(make_campaign, ap
     campaign = make_campaign(protocol="fluency")
     response = api.get(f"/api/campaigns/{campaign.slug}/judgments/", {"format": "toy-txt"})
     assert response.status_code == 400
-    assert response.json()["detail"] == "format must be one of csv, json, mqm-tsv, esa-jsonl, mqm-review-tsv"
+    assert response.json()["detail"] == ("format must be one of csv, json, parquet, appraise-da-csv, pearmut-da-jsonl, "
+                                         "mqm-tsv, esa-jsonl, pearmut-jsonl, appraise-jsonl, anthea-jsonl, "
+                                         "mqm-review-tsv, arena-jsonl")

@@ -52,7 +52,9 @@ def toy_fluency(monkeypatch):
 
 
 def test_the_shipped_formats_come_from_their_packages_in_order():
-    assert list(JUDGMENT_FORMATS) == ["wmt-da", "wmt-rank", "mqm-tsv", "esa-jsonl", "pairwise-csv"]
+    assert list(JUDGMENT_FORMATS) == ["wmt-da", "wmt-rank", "mqm-tsv", "esa-jsonl", "pairwise-csv", "arena",
+                                    "pearmut", "appraise", "anthea", "appraise-da-csv",
+                                    "pearmut-da"]
     for fmt in judgment_formats().values():
         declaring = {p.name for p in all_protocols() if any(import_string(path) is fmt for path in p.judgment_formats)}
         package = fmt.parser.__module__.rsplit(".", 1)[0]
@@ -63,7 +65,7 @@ def test_the_shipped_formats_come_from_their_packages_in_order():
         "rows": "wmt-rank: the WMT08/09 rows imported, RANK (default), CONSTITUENT or CONSTITUENT_ACCEPT.",
         "pair": "wmt-rank: the language pair (srclang-trglang) or TASK to import from a file that holds several "
                 "(default: every one, a campaign each); "
-                "mqm-tsv, esa-jsonl: the campaign's languages as source-target, e.g. en-de.",
+                "mqm-tsv, esa-jsonl, pearmut, appraise: the campaign's languages as source-target, e.g. en-de.",
     }
 
 

@@ -19,6 +19,8 @@ from ..services import assignment as assigning
 from ..services.campaign_options import apply_options, parse_change, stored_values
 from ..services.export import EXPORT_FORMATS, as_csv, as_json, columns_for, export_format_problem, judgment_rows
 from ..services.lifecycle import set_status
+from ..services.parquet_export import CONTENT_TYPE as PARQUET
+from ..services.parquet_export import as_parquet
 from ..services.progress import campaign_counts
 from .imports import ImportActions
 from .responses import bad_request
@@ -130,11 +132,13 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
         return Response({"stages": [{"campaign": s.slug, "stage": s.stage_name, "protocol": s.protocol,
                                      "hits": s.hits.count()} for s in created]}, status=201)
 
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", *EXPORT_FORMATS], default="csv")],
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["csv", "json", "parquet", *EXPORT_FORMATS],
+                                                default="csv")],
                    responses={(200, "text/csv"): OpenApiTypes.STR,
                               (200, "application/json"): {"type": "array", "items": {"type": "object"}},
                               (200, "text/tab-separated-values"): OpenApiTypes.STR,
-                              (200, "application/x-ndjson"): OpenApiTypes.STR})
+                              (200, "application/x-ndjson"): OpenApiTypes.STR,
+                              (200, PARQUET): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=None)
     def judgments(self, request, slug=None):
         """Every judgment of the campaign, streamed as CSV (default) or a JSON array, with z-scores; an error-span
@@ -149,9 +153,13 @@ class CampaignViewSet(ImportActions, mixins.ListModelMixin, mixins.RetrieveModel
             response = StreamingHttpResponse(declared.writer(campaign), content_type=declared.content_type)
             response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.{declared.suffix}"'
             return response
-        if fmt not in ("csv", "json"):
-            return bad_request(f"format must be one of csv, json, {', '.join(EXPORT_FORMATS)}")
+        if fmt not in ("csv", "json", "parquet"):
+            return bad_request(f"format must be one of csv, json, parquet, {', '.join(EXPORT_FORMATS)}")
         rows = judgment_rows(campaign, results_source().standardisation(campaign))
+        if fmt == "parquet":
+            response = StreamingHttpResponse(as_parquet(rows, columns_for(campaign)), content_type=PARQUET)
+            response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-judgments.parquet"'
+            return response
         if fmt == "json":
             return StreamingHttpResponse(as_json(rows), content_type="application/json")
         response = StreamingHttpResponse(as_csv(rows, columns_for(campaign)), content_type="text/csv; charset=utf-8")

@@ -21,6 +21,7 @@ from annotation.services.export import (
     export_format_problem,
     judgment_rows,
 )
+from annotation.services.parquet_export import as_parquet
 from annotation.services.progress import campaign_counts
 
 STATUS = {"publish": Campaign.Status.ACTIVE, "pause": Campaign.Status.PAUSED, "close": Campaign.Status.CLOSED}
@@ -52,6 +53,8 @@ def export_lines(campaign: Campaign, fmt: str):
             raise CommandError(problem)
         return EXPORT_FORMATS[fmt].writer(campaign)
     rows = judgment_rows(campaign, results_source().standardisation(campaign))
+    if fmt == "parquet":
+        return as_parquet(rows, columns_for(campaign))
     return as_json(rows) if fmt == "json" else as_csv(rows, columns_for(campaign))
 
 
@@ -67,7 +70,8 @@ class Command(BaseCommand):
         listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
         export = commands.add_parser("export", help="the campaign's judgments, as the API's judgments/ export")
         export.add_argument("slug")
-        export.add_argument("--format", choices=["csv", "json", *EXPORT_FORMATS], default="csv")
+        export.add_argument("--format", choices=["csv", "json", "parquet", *EXPORT_FORMATS], default="csv",
+                            help="parquet needs --output (a binary file)")
         export.add_argument("--output", "-o", default="", help="write to this file instead of the standard output")
 
     def handle(self, *args, action, **options):
@@ -97,6 +101,13 @@ class Command(BaseCommand):
 
     def export(self, campaign: Campaign, fmt: str, output: str) -> None:
         chunks = export_lines(campaign, fmt)
+        if fmt == "parquet":
+            if not output:
+                raise CommandError("--format parquet writes a binary file: give it with --output")
+            with open(output, "wb") as handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+            return
         if not output:
             for chunk in chunks:
                 self.stdout.write(chunk, ending="")

@@ -78,7 +78,11 @@ class DirectAssessment(Protocol):
     screen = Screen("direct_assessment/slider.html", ("direct_assessment/slider.js",))
     requires_reference = True
     own_options = DA_OPTIONS
-    judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",)
+    judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",
+                        "annotation.protocols.direct_assessment.appraise_csv.APPRAISE_DA_CSV",
+                        "annotation.protocols.direct_assessment.pearmut_da.PEARMUT_DA")
+    export_formats = ("annotation.protocols.direct_assessment.appraise_csv.APPRAISE_DA_CSV_EXPORT",
+                      "annotation.protocols.direct_assessment.pearmut_da.PEARMUT_DA_JSONL")
     #: A document-level item shows its unit's segments (read only for items that belong to a unit).
     screen_reads = frozenset({UNIT_ITEMS})
 

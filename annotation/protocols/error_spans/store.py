@@ -124,6 +124,8 @@ class Collected:
     #: ESA: media by segment index and by document index, as the file gave them (docs/api.md §2.1).
     seg_media: dict[int, list] = field(default_factory=dict)
     doc_media: dict[int, list] = field(default_factory=dict)
+    #: What a format keeps of a judgment beyond its spans (Anthea: prior rater, deleted errors), by judgment.
+    j_extra: dict[int, dict] = field(default_factory=dict)
 
     def document(self, name: str) -> int:
         index = self.docs.get(name)
@@ -328,6 +330,7 @@ def store_error_spans(parsed: ErrorSpanJudgments, name: str, study: str | None =
                 payload = {"seg_id": c.out_global[output]} if global_ids else {}
                 if c.j_wave[j] != 1:  # the annotation wave (esa-jsonl `wave`): 1 unless stored
                     payload["wave"] = c.j_wave[j]
+                payload.update(c.j_extra.get(j, ()))
                 yield (hit_pk, position, position // 10, "system", seg_pks[c.out_segment[output]],
                        out_pks[output], "", payload)
 

@@ -109,9 +109,15 @@ class ErrorSpans(Protocol):
     """ESA; MQM adds a category per span (`mqm=True`)."""
 
     judgment_formats = ("annotation.protocols.error_spans.mqm_tsv.MQM_TSV",
-                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL")
+                        "annotation.protocols.error_spans.esa_jsonl.ESA_JSONL",
+                        "annotation.protocols.error_spans.pearmut.PEARMUT",
+                        "annotation.protocols.error_spans.appraise.APPRAISE",
+                        "annotation.protocols.error_spans.anthea.ANTHEA")
     export_formats = ("annotation.protocols.error_spans.export.MQM_TSV",
-                      "annotation.protocols.error_spans.export.ESA_JSONL")
+                      "annotation.protocols.error_spans.export.ESA_JSONL",
+                      "annotation.protocols.error_spans.pearmut.PEARMUT_JSONL",
+                      "annotation.protocols.error_spans.appraise.APPRAISE_JSONL",
+                      "annotation.protocols.error_spans.anthea.ANTHEA_JSONL")
     family = "error-spans"
     screen = Screen("error_spans/error_spans.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/error_spans.js"))
     screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_SYSTEM_OUTPUTS})

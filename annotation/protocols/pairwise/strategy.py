@@ -38,7 +38,9 @@ class Pairwise(Protocol):
     screen = Screen("pairwise/pairwise.html", ("pairwise/pairwise.js",))
     shows_document = True  # document units show every sentence of the document (their media too)
     own_options = PAIRWISE_OPTIONS
-    judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",)
+    judgment_formats = ("annotation.protocols.pairwise.formats.PAIRWISE_CSV",
+                        "annotation.protocols.pairwise.arena.ARENA")
+    export_formats = ("annotation.protocols.pairwise.arena.ARENA_JSONL",)
 
     def __init__(self, name: str, label: str, criterion: str, statement: str):
         self.name = name
@@ -95,12 +97,15 @@ class Pairwise(Protocol):
         return crosses_over(exposure, seen)
 
     export_columns = ("unit", "system_A", "system_B", "preferred")
-    export_payload_keys = ("unit", "left", "doc_id")
+    export_payload_keys = ("unit", "left", "doc_id", "model_a", "model_b")
 
     def export_values(self, payload: dict, options: dict, row: dict) -> dict:
-        """Which system was on which side (A left, B right) and which one the judge preferred."""
+        """Which system was on which side (A left, B right) and which one the judge preferred; an imported arena
+        battle names its two models itself."""
         systems = options.get("systems") or ["", ""]
         left = payload.get("left") or 0
+        if payload.get("model_a"):
+            systems, left = [payload["model_a"], payload["model_b"]], 0
         shown = {"A": systems[left], "B": systems[1 - left]}
         return {"unit": payload.get("unit"), "system_A": shown["A"], "system_B": shown["B"],
                 "preferred": shown.get(row["choice"], row["choice"]), "doc_id": row["doc_id"] or payload.get("doc_id")}

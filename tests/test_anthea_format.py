@@ -1,0 +1,86 @@
+"""Google Anthea's evaluation files (docs/api.md §5.10) into the MQM family: errors located by prefix and
+selection (source-side ones too), deleted errors and the prior rater kept in the item's payload, unvisited
+segments left out; `anthea-jsonl` writes them back and re-imports to the same judgments; a malformed file is
+refused with its line and nothing is stored."""
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from annotation.building.campaign_files import CampaignFileError
+from annotation.models import Campaign, Judgment
+from annotation.services.judgment_import import import_judgments
+
+pytestmark = pytest.mark.django_db
+
+
+def evaluation(rater="rater1", errors=None) -> dict:
+    """An Anthea download (trimmed: template and timings left out), pretty-printed as Anthea saves it."""
+    return {
+        "raterId": rater, "projectName": "wmt-mqm", "templateName": "MQM", "template": {},
+        "createdAt": 1700000000000, "savedAt": 1700000500000,
+        "parameters": {"source_language": "en", "target_language": "de"},
+        "parsedDocSys": [{"doc": "doc-1", "sys": "sysA",
+                          "srcSegments": ["The cat sat.", "", "It purred 😀 loudly."],
+                          "tgtSegments": ["Die Katze saß.", "", "Sie schnurrte 😀 laut."],
+                          "annotations": ["", "", ""]}],
+        "results": [
+            {"visited": True, "prior_rater": "rater0", "hotw_list": [], "timestamp": 1700000100000, "errors": errors
+             if errors is not None else [
+                 {"location": "translation", "prefix": "Die ", "selected": "Katze", "type": "Accuracy",
+                  "subtype": "Mistranslation", "severity": "major", "metadata": {}},
+                 {"location": "source", "prefix": "The cat ", "selected": "sat", "type": "Source issue",
+                  "subtype": None, "severity": "minor", "metadata": {}},
+                 {"location": "translation", "prefix": "Die Katze ", "selected": "saß", "type": "Fluency",
+                  "subtype": "Grammar", "severity": "minor", "marked_deleted": True, "metadata": {}}]},
+            {"visited": True, "errors": [
+                {"location": "translation", "prefix": "Sie schnurrte 😀 ", "selected": "laut", "type": "Style",
+                 "subtype": "Awkward", "severity": "Minor", "metadata": {}}]}],
+    }
+
+
+def judged(campaign) -> list[tuple]:
+    return sorted(Judgment.objects.filter(campaign=campaign).values_list(
+        "annotator__external_id", "item__segment__seg_id", "spans", "item__payload"), key=lambda j: j[:2])
+
+
+def test_an_anthea_file_round_trips_with_its_deleted_errors_and_prior_rater():
+    text = json.dumps(evaluation(), indent=2, ensure_ascii=False)
+    result = import_judgments(io.BytesIO(text.encode()), fmt="anthea", name="Anthea")
+    campaign = result.campaign
+    assert campaign.protocol == "mqm" and (campaign.source_language, campaign.target_language) == ("en", "de")
+    first = judged(campaign)
+    assert [j[1] for j in first] == [1, 2]
+    assert first[0][2] == [{"start": 4, "end": 9, "severity": "major", "category": "Accuracy/Mistranslation"},
+                           {"start": 8, "end": 11, "severity": "minor", "category": "Source issue",
+                            "side": "source"}]
+    assert first[0][3]["anthea_prior_rater"] == "rater0"
+    assert first[0][3]["anthea_deleted"] == [{"start": 10, "end": 13, "severity": "minor",
+                                              "category": "Fluency/Grammar", "location": "translation"}]
+    assert first[1][2] == [{"start": 16, "end": 20, "severity": "minor", "category": "Style/Awkward"}]
+
+    out = io.StringIO()
+    call_command("campaign", "export", campaign.slug, "--format", "anthea-jsonl", stdout=out)
+    exported = json.loads(out.getvalue())
+    assert exported["results"][0]["prior_rater"] == "rater0"
+    assert exported["results"][0]["errors"][-1]["marked_deleted"] is True
+    again = import_judgments(out.getvalue().splitlines(keepends=True), fmt="anthea", name="Again")
+    assert judged(again.campaign) == first
+
+
+def test_a_malformed_anthea_file_is_refused_by_line_and_stores_nothing():
+    bad = [json.dumps(evaluation()) + "\n",
+           json.dumps(evaluation("rater2", errors=[{"location": "translation", "prefix": "Der ", "selected": "Katze",
+                                                    "type": "Accuracy", "severity": "major"}])) + "\n",
+           json.dumps({**evaluation("rater3"), "results": []}) + "\n",
+           json.dumps(evaluation("rater4", errors=[{"prefix": "", "selected": "Die", "type": "Style",
+                                                    "severity": "Neutral"}])) + "\n"]
+    before = (Campaign.objects.count(), Judgment.objects.count())
+    with pytest.raises(CampaignFileError) as refused:
+        import_judgments(bad, fmt="anthea", name="Bad")
+    assert refused.value.errors == [
+        (2, "results[0].errors[0]: 'prefix' and 'selected' do not match the translation's text"),
+        (3, "'results' has 0 entries, fewer than the non-blank segments"),
+        (4, "results[0].errors[0]: 'severity' must be one of minor, major, critical, not 'Neutral'")]
+    assert (Campaign.objects.count(), Judgment.objects.count()) == before
