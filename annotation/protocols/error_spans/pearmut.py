@@ -141,7 +141,7 @@ def pearmut_lines(campaign: Campaign) -> Iterator[str]:
     """The campaign's judgments as Pearmut's log: a line per rater and document, segments in order."""
     lines: dict[tuple[str, str], dict[int, dict]] = {}
     for (external_id, username, system, doc, _domain, position, _segment, _global, source, target, score, spans,
-         _wave) in _single_judgments(campaign):
+         _wave, *_media_and_instructions) in _single_judgments(campaign):
         segments = lines.setdefault((external_id or username, doc), {})
         item, judged = segments.setdefault(position, ({"src": source, "tgt": {}}, {}))
         item["tgt"][system] = target
