@@ -554,6 +554,14 @@ def test_mqm_category_in_two_keystrokes(live_server, browser):
         page.keyboard.press("1")
         assert marks(page)[0]["label"] == "Grammar"
         click_slider(page, 0.35)
+        # A selection given a severity but no category is not dropped unsaid on Submit: the screen stops and says so.
+        other = "museum" if "museum" in text else text.split()[-1]
+        select_range(page, text, text.index(other), text.index(other) + len(other))
+        page.keyboard.press("1")
+        page.keyboard.press("Enter")
+        expect(page.locator(".es-message")).to_contain_text("did not finish it")
+        assert not Judgment.objects.filter(item_id=item["id"]).exists()
+        page.keyboard.press("Escape")
         page.mouse.move(0, 0)
         page.screenshot(path=str(_shots() / "mqm-desktop.png"))
         status, _, _ = post_of(page, lambda: page.keyboard.press("Enter"))

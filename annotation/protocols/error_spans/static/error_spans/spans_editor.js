@@ -175,10 +175,18 @@
     this.updateTools();
   };
 
-  /* What stops the answer from being sent (an MQM error without a category, e.g. a suggested one), shown and
-     selected; null when nothing does. */
+  /* What stops the answer from being sent (an MQM error without a category, e.g. a suggested one; a selection
+     still waiting for its severity or category, which would otherwise be dropped unsaid), shown and selected; null
+     when nothing does. */
   Editor.prototype.problem = function () {
     var categories = this.options.categories || [];
+    if (this.pending && this.overlaps(this.pending) < 0) {
+      var unfinished = "You selected an error but did not finish it: choose its " +
+        (this.groups ? "category and severity" : "severity") + ", or press Esc to drop the selection.";
+      state.last = this;
+      this.say(unfinished);
+      return unfinished;
+    }
     for (var i = 0; i < this.spans.length; i++) {
       var span = this.spans[i], reason = null;
       if (this.severities.indexOf(span.severity) < 0) {
