@@ -312,8 +312,10 @@ def test_a_refused_answer_leaves_the_screen_to_fix(live_server, desktop):
     page.route(f"**/api/hit/{token}/", lambda route: route.fulfill(
         status=400, content_type="application/json", body=json.dumps({"error": "ranks must be integers"}))
         if route.request.method == "POST" else route.continue_())
+    expect(page.locator("#rk-rows > .rk-row")).to_have_count(5)  # the screen is drawn before the keys (under load)
     for _ in range(5):
         page.keyboard.press("1")
+    expect(page.locator("#submit")).to_be_enabled()
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_have_text("ranks must be integers")
     expect(page.locator("#submit")).to_be_enabled()
