@@ -190,6 +190,8 @@ MEDIA_MAX_BUNDLE_BYTES = env.int("MEDIA_MAX_BUNDLE_BYTES", default=500 * 1024 * 
 MEDIA_MAX_BUNDLE_ENTRIES = env.int("MEDIA_MAX_BUNDLE_ENTRIES", default=5000)
 MEDIA_MAX_COMPRESSION_RATIO = env.int("MEDIA_MAX_COMPRESSION_RATIO", default=100)
 MEDIA_FETCH_TIMEOUT = env.float("MEDIA_FETCH_TIMEOUT", default=20.0)
+#: Remote media are fetched from public addresses only; networks listed here (CIDR) are allowed besides.
+MEDIA_FETCH_ALLOWED_NETWORKS = env.list("MEDIA_FETCH_ALLOWED_NETWORKS", default=[])
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/annotate/"

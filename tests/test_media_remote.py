@@ -1,7 +1,9 @@
 """Remote media (docs/api.md §2.1): without `fetch_remote_media` an http(s) src refuses the file naming its line;
 with it each URL is fetched once at import, within MEDIA_MAX_FILE_BYTES and MEDIA_FETCH_TIMEOUT (for the whole
 download: a responder trickling bytes is cut off), checked by content, and stored. Against a local HTTP server
-started here: a good image, a slow responder, an oversized body (declared and undeclared), a wrong type, a 404."""
+started here: a good image, a slow responder, an oversized body (declared and undeclared), a wrong type, a 404.
+Only public addresses are fetched: the local server is reached only where MEDIA_FETCH_ALLOWED_NETWORKS lists it,
+and a redirect to another local address is refused."""
 import json
 import threading
 import time
@@ -14,6 +16,7 @@ from annotation.building.campaign_files import CampaignFileError
 from annotation.media_models import MediaItem
 from annotation.models import Campaign
 from annotation.services.campaign_import import import_campaign
+from annotation.services.media_fetch import FetchError, _check_peer
 
 from .media_files import media_lines, png
 
@@ -22,12 +25,18 @@ pytestmark = pytest.mark.django_db
 
 class Handler(BaseHTTPRequestHandler):
     hits: dict[str, int] = {}
+    second_port = 0
 
     def log_message(self, *args):
         pass
 
     def do_GET(self):
         Handler.hits[self.path] = Handler.hits.get(self.path, 0) + 1
+        if self.path.startswith("/redirect/"):  # to the same path on the second local address
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.2:{Handler.second_port}/{self.path.split('/', 2)[2]}")
+            self.end_headers()
+            return
         if self.path == "/missing.png":
             self.send_error(404)
             return
@@ -48,15 +57,21 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def _serve(host: str):
+    httpd = ThreadingHTTPServer((host, 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
 @pytest.fixture(scope="module")
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    first, second = _serve("127.0.0.1"), _serve("127.0.0.2")
+    Handler.second_port = second.server_address[1]
+    yield f"http://127.0.0.1:{first.server_address[1]}"
+    for httpd in (first, second):
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +80,7 @@ def limits(settings, tmp_path):
         "BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(tmp_path / "media")}}}
     settings.MEDIA_MAX_FILE_BYTES = 2000
     settings.MEDIA_FETCH_TIMEOUT = 0.8
+    settings.MEDIA_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
 
 
 def _import(url: str, **options):
@@ -105,3 +121,42 @@ def test_the_caps_refuse_a_remote_file_naming_it_and_nothing_is_stored(server, p
     assert time.monotonic() - started < 3
     assert not Campaign.objects.exists() and not MediaItem.objects.exists()
     assert not (tmp_path / "media").exists() or not any(p.is_file() for p in (tmp_path / "media").rglob("*"))
+
+
+def test_a_local_address_not_allowed_is_refused_before_any_request(server, settings):
+    settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
+    with pytest.raises(CampaignFileError, match=r"leads to 127\.0\.0\.1, a private or local address"):
+        _import(f"{server}/local.png", fetch_remote_media=True)
+    assert Handler.hits.get("/local.png") is None
+    assert not Campaign.objects.exists() and not MediaItem.objects.exists()
+
+
+def test_a_redirect_to_a_local_address_is_refused(server):
+    with pytest.raises(CampaignFileError, match=r"leads to 127\.0\.0\.2, a private or local address"):
+        _import(f"{server}/redirect/inner.png", fetch_remote_media=True)
+    assert Handler.hits["/redirect/inner.png"] == 1 and Handler.hits.get("/inner.png") is None
+    assert not Campaign.objects.exists() and not MediaItem.objects.exists()
+
+
+class _Peer:
+    def __init__(self, address):
+        self.address = address
+
+    def getpeername(self):
+        return (self.address, 80)
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("address", ["10.1.2.3", "169.254.169.254", "::1", "::ffff:192.168.0.1", "fe80::1%eth0"])
+def test_private_link_local_and_mapped_addresses_are_not_public(address, settings):
+    settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
+    with pytest.raises(FetchError, match="private or local"):
+        _check_peer(_Peer(address))
+
+
+@pytest.mark.parametrize("address", ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"])
+def test_a_public_address_passes(address, settings):
+    settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
+    assert _check_peer(_Peer(address)) is None

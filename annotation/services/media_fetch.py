@@ -1,10 +1,17 @@
 """Remote media (docs/api.md §2.1): an http(s) `src` of a campaign that sets `fetch_remote_media` is fetched once,
 at import, into a temporary file, within a size cap (MEDIA_MAX_FILE_BYTES) and a time cap (MEDIA_FETCH_TIMEOUT
 seconds for the whole download, not per read), and then stored like a bundle's file: the judges' browsers never
-load a third party."""
+load a third party.
+
+Only public hosts are fetched: the address a connection actually reaches is checked after connecting (so a DNS
+answer that changes between check and use, or a redirect, cannot lead to a private, loopback, link-local or cloud
+metadata address), unless it lies in MEDIA_FETCH_ALLOWED_NETWORKS. Proxies from the environment are not used, and
+only http(s) is spoken, redirects included."""
 from __future__ import annotations
 
 import hashlib
+import http.client
+import ipaddress
 import tempfile
 import time
 import urllib.error
@@ -30,6 +37,50 @@ class Fetched:
     sha256: str
 
 
+def _check_peer(sock) -> None:
+    """Refuse a connection whose peer is not a public address (nor in MEDIA_FETCH_ALLOWED_NETWORKS)."""
+    address = ipaddress.ip_address(sock.getpeername()[0].split("%", 1)[0])
+    if address.version == 6 and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    allowed = [ipaddress.ip_network(net, strict=False) for net in settings.MEDIA_FETCH_ALLOWED_NETWORKS]
+    if not address.is_global and not any(address in net for net in allowed):
+        sock.close()
+        raise FetchError(f"leads to {address}, a private or local address; only public hosts are fetched "
+                         "(MEDIA_FETCH_ALLOWED_NETWORKS lists exceptions)")
+
+
+class _GuardedHTTPConnection(http.client.HTTPConnection):
+    def connect(self):
+        super().connect()
+        _check_peer(self.sock)
+
+
+class _GuardedHTTPSConnection(http.client.HTTPSConnection):
+    def connect(self):
+        super().connect()
+        _check_peer(self.sock)
+
+
+class _GuardedHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_GuardedHTTPConnection, req)
+
+
+class _GuardedHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):
+        return self.do_open(_GuardedHTTPSConnection, req, context=self._context)
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """http(s) only (no file:, ftp: or data:, also after a redirect), no proxies, every connection checked."""
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler({}), urllib.request.UnknownHandler(), _GuardedHTTPHandler(),
+                    _GuardedHTTPSHandler(), urllib.request.HTTPDefaultErrorHandler(),
+                    urllib.request.HTTPRedirectHandler(), urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
+
+
 def _limit_wait(response, seconds: float) -> None:
     """Let the next read of the response's socket wait at most `seconds` (a slow responder trickling bytes is cut
     off at the deadline, not at the timeout of each read)."""
@@ -44,7 +95,7 @@ def fetch(url: str) -> Fetched:
     request = urllib.request.Request(url, headers={"User-Agent": "mteval-media-import"})
     target = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only, checked)
+        with _opener().open(request, timeout=timeout) as response:
             if response.status != 200:
                 raise FetchError(f"answered HTTP {response.status}")
             declared = response.headers.get("Content-Length")
