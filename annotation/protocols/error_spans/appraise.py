@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from annotation.building.campaign_files import MAX_TEXT, Problems, unstorable
 from annotation.building.json_records import json_records
 from annotation.building.judgment_files import ExportFormat, JudgmentFormat, lines_warning
-from annotation.building.offsets import code_point_to_utf16, utf16_to_code_points
+from annotation.building.offsets import code_point_to_utf16, inclusive_spans
 from annotation.building.spans import SpanError
 from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign
@@ -60,23 +60,7 @@ def code_point_spans(raw, text: str) -> list[dict]:
         raw = []
     if not isinstance(raw, list):
         raise ValueError("'mqm_annotations' must be a list of spans")
-    index = utf16_to_code_points(text)
-    spans = []
-    for number, span in enumerate(raw):
-        if not isinstance(span, dict):
-            raise ValueError(f"span {number}: must be an object")
-        start, end = span.get("start_i"), span.get("end_i")
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)):
-            raise ValueError(f"span {number}: needs integer 'start_i' and 'end_i'")
-        if start not in index or end + 1 not in index:
-            raise ValueError(f"span {number}: [{start}, {end}] (UTF-16, inclusive) is out of the text's bounds or "
-                             "splits a character")
-        one = {"start": index[start], "end": index[end + 1], "severity": span.get("severity")}
-        if span.get("category"):
-            one["category"] = span["category"]
-        spans.append(one)
-    return spans
-
+    return inclusive_spans(raw, utf16_of=text)
 
 def parse_appraise(lines: Iterable[bytes | str], protocol: str = "esa", pair: str | None = None
                    ) -> ErrorSpanJudgments:

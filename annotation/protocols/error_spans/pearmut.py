@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from annotation.building.campaign_files import MAX_TEXT, Problems, unstorable
 from annotation.building.json_records import json_records
 from annotation.building.judgment_files import ExportFormat, JudgmentFormat
+from annotation.building.offsets import inclusive_spans
 from annotation.building.spans import SpanError
 from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign
@@ -60,19 +61,7 @@ def half_open(spans, where: str) -> list[dict]:
     """Pearmut's spans (`start_i`, inclusive `end_i`) as the platform's half-open spans; ValueError if malformed."""
     if not isinstance(spans, list):
         raise ValueError(f"{where}: 'error_spans' must be a list")
-    converted = []
-    for index, span in enumerate(spans):
-        if not isinstance(span, dict):
-            raise ValueError(f"{where}: span {index} must be an object")
-        start, end = span.get("start_i"), span.get("end_i")
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)):
-            raise ValueError(f"{where}: span {index} needs integer 'start_i' and 'end_i'")
-        one = {"start": start, "end": end + 1, "severity": span.get("severity")}
-        if span.get("category") is not None:
-            one["category"] = span["category"]
-        converted.append(one)
-    return converted
-
+    return inclusive_spans(spans, f"{where}: ")
 
 def parse_pearmut(lines: Iterable[bytes | str], protocol: str = "esa", pair: str | None = None
                   ) -> ErrorSpanJudgments:
