@@ -89,7 +89,7 @@ class ParsedJudgments:
     def store(self, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
         """Write the judgments as a new analysis-only campaign (inside `import_judgments`' transaction); a format
         that carries more than rows (texts, spans) overrides this."""
-        return _store(self, name, study, owner)
+        return store_parsed(self, name, study, owner)
 
 
 def text_field(text: str, what: str, max_length: int) -> str:
@@ -117,7 +117,7 @@ class JudgmentImportResult:
     campaigns: list[JudgmentImportResult] = field(default_factory=list)
 
 
-def _store(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
+def store_parsed(parsed: ParsedJudgments, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
     now = timezone.now()
     rows = parsed.rows
     campaign = Campaign.objects.create(

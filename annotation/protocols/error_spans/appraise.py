@@ -24,7 +24,7 @@ from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign
 
 from .esa_jsonl import check_esa_spans
-from .export import _single_judgments
+from .export import single_judgments
 from .store import (
     LANGUAGES_HELP,
     MAX_NAME,
@@ -116,7 +116,7 @@ def _record(c: Collected, number: int, record) -> None:
 def appraise_lines(campaign: Campaign) -> Iterator[str]:
     """The campaign's judgments as Appraise's JSONL results, spans in UTF-16 with inclusive ends."""
     for (external_id, username, system, doc, _domain, position, _segment, _global, source, target, score, spans,
-         _wave, *_media_and_instructions) in _single_judgments(campaign):
+         _wave, *_media_and_instructions) in single_judgments(campaign):
         annotations = []
         for span in spans or ():
             one = {"start_i": code_point_to_utf16(target, span["start"]),

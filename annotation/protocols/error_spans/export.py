@@ -32,7 +32,7 @@ def _marked(text: str, start: int, end: int) -> str:
     return f"{text[:start]}<v>{text[start:end]}</v>{text[end:]}"
 
 
-def _single_judgments(campaign: Campaign):
+def single_judgments(campaign: Campaign):
     """The judgments of system outputs (quality-control copies and tutorial items left out), in storing order."""
     return (Judgment.objects.filter(campaign=campaign, item__item_type="system", item__output__isnull=False)
             .order_by("pk").values_list(
@@ -60,7 +60,7 @@ def mqm_tsv_lines(campaign: Campaign) -> Iterator[str]:
         return
     numbers = None
     for (external_id, username, system, doc, _domain, position, segment_id, global_id, source, target, _score,
-         spans, _wave, _media, _doc_media, _instructions) in _single_judgments(campaign):
+         spans, _wave, _media, _doc_media, _instructions) in single_judgments(campaign):
         if global_id is None:
             numbers = numbers if numbers is not None else _global_numbers(campaign)
             global_id = numbers.get(segment_id, 0)
@@ -144,7 +144,7 @@ def esa_jsonl_lines(campaign: Campaign) -> Iterator[str]:
         yield from _contrastive_lines(campaign)
         return
     for (external_id, username, system, doc, domain, seg_id, _segment, _global, source, target, score,
-         spans, wave, media, doc_media, instructions) in _single_judgments(campaign):
+         spans, wave, media, doc_media, instructions) in single_judgments(campaign):
         yield _esa_line(system, doc, domain, seg_id, external_id or username, score, spans, source, target, wave,
                         media, doc_media, instructions)
 

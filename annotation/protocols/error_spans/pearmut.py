@@ -26,7 +26,7 @@ from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign
 
 from .esa_jsonl import check_esa_spans
-from .export import _single_judgments
+from .export import single_judgments
 from .store import (
     LANGUAGES_HELP,
     MAX_NAME,
@@ -130,7 +130,7 @@ def pearmut_lines(campaign: Campaign) -> Iterator[str]:
     """The campaign's judgments as Pearmut's log: a line per rater and document, segments in order."""
     lines: dict[tuple[str, str], dict[int, dict]] = {}
     for (external_id, username, system, doc, _domain, position, _segment, _global, source, target, score, spans,
-         _wave, *_media_and_instructions) in _single_judgments(campaign):
+         _wave, *_media_and_instructions) in single_judgments(campaign):
         segments = lines.setdefault((external_id or username, doc), {})
         item, judged = segments.setdefault(position, ({"src": source, "tgt": {}}, {}))
         item["tgt"][system] = target

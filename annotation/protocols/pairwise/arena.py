@@ -18,7 +18,7 @@ from annotation.building.judgment_files import (
     JudgmentImportResult,
     JudgmentRow,
     ParsedJudgments,
-    _store,
+    store_parsed,
 )
 from annotation.building.text_lines import bounded_number
 from annotation.models import Campaign, Judgment, System
@@ -33,10 +33,10 @@ MAX_TSTAMP = 1e11
 
 
 class ArenaJudgments(ParsedJudgments):
-    """Parsed battles; stored as `_store` stores rows, with a system for every model named."""
+    """Parsed battles; stored as `store_parsed` stores rows, with a system for every model named."""
 
     def store(self, name: str, study: str | None = None, owner=None) -> JudgmentImportResult:
-        result = _store(self, name, study, owner)
+        result = store_parsed(self, name, study, owner)
         System.objects.bulk_create([System(campaign=result.campaign, name=m) for m in self.options["models"]])
         return result
 
