@@ -281,8 +281,8 @@ def expected_order(g) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 def build(g, protocol: str, name: str, annotator_pks: list[int], out_text: list[str], src_text: list[str]):
-    """One analysis-only campaign of the generated judgments, written as building.judgment_files.store_parsed writes one: bulk
-    inserts (COPY), one transaction."""
+    """One analysis-only campaign of the generated judgments, written as building.judgment_files.store_parsed
+    writes one: bulk inserts (COPY), one transaction."""
     from django.db import transaction
     from django.utils import timezone
 

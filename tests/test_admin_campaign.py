@@ -18,9 +18,10 @@ from annotation.import_form import KeptUploads
 from annotation.models import Campaign, HitItem
 from annotation.protocols import get_protocol
 from annotation.protocols import options as option_hooks
-from annotation.services.campaign_import import CampaignFileError, import_campaign, reliability_capacity
+from annotation.services.campaign_import import CampaignFileError, import_campaign
 from annotation.services.judgment_import import import_judgments
 from annotation.services.progress import campaign_counts
+from annotation.services.reliability_capacity import reliability_capacity
 from evaluation import reliability_tests
 from evaluation.analyses import compute_results
 

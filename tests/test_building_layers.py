@@ -13,7 +13,8 @@ STRATEGY_SUFFIXES = ("_strategy.py", "_options.py")  # `<name>_strategy.py`, `<n
 #: The protocol interface, which imports no protocol package: building blocks may use it (e.g. JudgmentError).
 INTERFACE = ("annotation.protocols.base", "annotation.protocols.options")
 #: The import services that read the planners and formats.
-SERVICES = ("annotation/services/campaign_import.py", "annotation/services/judgment_import.py")
+SERVICES = ("annotation/services/campaign_import.py", "annotation/services/campaign_scan.py",
+            "annotation/services/reliability_capacity.py", "annotation/services/judgment_import.py")
 
 
 def module_name(path: Path) -> str:

@@ -12,7 +12,7 @@ from ..models import (
     ItemType,
 )
 from ..ownership import is_superuser
-from ..services.campaign_import import (
+from ..services.reliability_capacity import (
     ReliabilityCapacity,
     reliability_capacity,
 )

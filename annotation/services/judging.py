@@ -25,13 +25,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..building import instructions, media_actions
+from ..building.campaign_files import unstorable
 from ..building.media_payload import media_fields, shows_document
 from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import assignment_completed, judgments_recorded
 from . import judging_sql, tutorials
-from .campaign_import import unstorable
 from .judging_sql import Snapshot
 
 
