@@ -1,4 +1,4 @@
-"""The Prolific cycle end to end against the local fake server (tests/prolific_fake.py; docs/api.md "Prolific"):
+"""The Prolific cycle end to end against the local fake server (tests/prolific/fake.py; docs/api.md "Prolific"):
 create → publish → ten workers arrive with Prolific's parameters and do the HIT through the annotator API (one
 clicks at random and is gated, one times out) → sync → bulk approve / reject with reasons → bonuses → the gated
 worker in the exclusion group → every call and retry logged → a 429 and a 500 in the middle survived with no
@@ -18,19 +18,10 @@ from prolific.models import ProlificAccount, ProlificAction, ProlificCall, Proli
 from prolific.services import review
 from prolific.services.study import StudyRefused, payment
 
-from .prolific_fake import FakeProlific
-from .simulation import Behaviour, score_for, true_quality
+from ..simulation import Behaviour, score_for, true_quality
+from .fake import TOKEN
 
 QUALITY = {"sys-A": 78.0, "sys-B": 70.0, "sys-C": 62.0}
-TOKEN = "tok-research-1"
-
-
-@pytest.fixture
-def fake(settings):
-    server = FakeProlific(TOKEN).start()
-    settings.PROLIFIC_API_BASE_URL = server.url
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PREFIX = "/api/v1/"
+#: The researcher's API token the fake accepts by default.
+TOKEN = "tok-research-1"
 REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                         "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER"}
 CODE_TYPES = {"COMPLETED", "FAILED_ATTENTION_CHECK", "FOLLOW_UP_STUDY", "GIFT_CARD", "INCOMPATIBLE_DEVICE",
@@ -38,7 +40,7 @@ def _now() -> str:
 class FakeProlific:
     """The server's state, its faults and what it did. `url` is the API's base (PROLIFIC_API_BASE_URL)."""
 
-    def __init__(self, token: str = "tok-research-1"):
+    def __init__(self, token: str = TOKEN):
         self.token = token
         self.studies: dict[str, dict] = {}
         self.submissions: dict[str, dict] = {}
