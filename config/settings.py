@@ -352,6 +352,7 @@ PROLIFIC_TIMEOUT_SECONDS = env.float("PROLIFIC_TIMEOUT_SECONDS", default=20.0)
 PROLIFIC_ATTEMPTS = env.int("PROLIFIC_ATTEMPTS", default=5)
 PROLIFIC_BACKOFF_SECONDS = env.float("PROLIFIC_BACKOFF_SECONDS", default=1.0)
 PROLIFIC_MAX_WAIT_SECONDS = env.float("PROLIFIC_MAX_WAIT_SECONDS", default=60.0)
+PROLIFIC_RETRY_LATER_SECONDS = env.float("PROLIFIC_RETRY_LATER_SECONDS", default=300.0)
 # Prolific's minimum and recommended rewards per hour, in the minor unit of the study's currency (pence or cents).
 PROLIFIC_MIN_HOURLY_REWARD = env.int("PROLIFIC_MIN_HOURLY_REWARD", default=600)
 PROLIFIC_RECOMMENDED_HOURLY_REWARD = env.int("PROLIFIC_RECOMMENDED_HOURLY_REWARD", default=900)

@@ -1,21 +1,27 @@
 """Every call to Prolific runs here, in Celery tasks on config/jobs.py's mechanism, never in a request: the admin
 stores what the researcher asked and dispatches one of these. One run per study at a time (a `jobs.Lease`); a run
-that finds another in flight retries shortly. A refusal or an outage is kept in `ProlificStudy.problem`, and the
-actions left pending are carried out by the next run (the admin's "Sync and carry out" or any later step)."""
+that finds another in flight retries shortly. A refusal or an outage is kept in `ProlificStudy.problem`; an outage
+(no answer after every retry) queues the study's review cycle again after PROLIFIC_RETRY_LATER_SECONDS, and a worker
+that (re)connects queues one for every study with a pending action or an undelivered decision (`catch_up`), so a
+stored decision is carried out in the end whatever failed on the way."""
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from config import jobs
 
 from .client import ProlificError, ProlificUnavailable
-from .models import ProlificStudy
+from .models import ProlificAction, ProlificStudy
 from .services import bonuses, review, screening
 from .services import study as studies
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS, BEAT_SECONDS, BUSY_RETRY_SECONDS = 30.0, 5.0, 5
+#: The setting that runs these tasks in the caller when tasks run in-process (the tests).
+INLINE = "PROLIFIC_INLINE_WHEN_EAGER"
 
 
 def _run(task, study_id: int, step) -> str:
@@ -28,6 +34,8 @@ def _run(task, study_id: int, step) -> str:
         except (studies.StudyRefused, review.DecisionRefused, ProlificError, ProlificUnavailable) as exc:
             studies.record_problem(study, exc)
             log.warning("Prolific step on study %s: %s", study_id, exc)
+            if isinstance(exc, ProlificUnavailable) and not jobs.in_process(task):
+                jobs.dispatch(review_cycle, (study_id,), delay=settings.PROLIFIC_RETRY_LATER_SECONDS)
             return f"problem: {exc}"
         return str(outcome)
 
@@ -60,4 +68,21 @@ def review_cycle(self, study_id: int) -> str:
 
 def queue(task, study: ProlificStudy) -> None:
     """Dispatch `task` for the study after the current transaction commits (in the caller in the tests)."""
-    transaction.on_commit(lambda: jobs.dispatch(task, (study.pk,), inline_setting="PROLIFIC_INLINE_WHEN_EAGER"))
+    transaction.on_commit(lambda: jobs.dispatch(task, (study.pk,), inline_setting=INLINE))
+
+
+def unfinished_studies() -> list[int]:
+    """Studies with an action still pending or a decision not yet carried out on Prolific."""
+    pending = ProlificAction.objects.filter(state=ProlificAction.State.PENDING).values("study_id")
+    return list(ProlificStudy.objects.exclude(status=ProlificStudy.Status.NEW).filter(
+        Q(pk__in=pending) | Q(submissions__status=review.AWAITING, submissions__decision__in=("approve", "reject")))
+        .distinct().values_list("pk", flat=True))
+
+
+@jobs.catch_up
+def catch_up() -> int:
+    """Queue a review cycle for every unfinished study; how many. Run when a worker (re)connects."""
+    studies_left = unfinished_studies()
+    for study_id in studies_left:
+        jobs.dispatch(review_cycle, (study_id,), inline_setting=INLINE)
+    return len(studies_left)

@@ -188,3 +188,46 @@ def test_a_blocked_worker_gets_the_gated_code(fake, study):
                                                              "SESSION_ID": "x1"})
     assert page.status_code == 403 and study.codes["gated"].encode() in page.content
     assert f"cc={study.codes['gated']}".encode() in page.content
+
+
+def test_places_are_freed_once_and_never_from_a_finished_hit(fake, study, django_capture_on_commit_callbacks):
+    run(tasks.create_draft, study)
+    run(tasks.publish, study)
+    study.refresh_from_db()
+    rng = random.Random(4)
+    browser, finished_sid, token = arrive(fake, study, "finisher")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert answer(browser, token, Behaviour("diligent"), rng)["done"]
+    _, returned_sid, returned_token = arrive(fake, study, "returner")
+    _, idle_sid, idle_token = arrive(fake, study, "idler")
+    Assignment.objects.filter(token=idle_token).update(status=Assignment.Status.ABANDONED)  # the platform's timeout
+    for sid in (finished_sid, returned_sid):
+        fake.set_status(sid, "RETURNED")
+    fake.set_status(idle_sid, "TIMED-OUT")
+    hit = Assignment.objects.get(token=token).hit
+    held_before = type(hit).objects.get(pk=hit.pk).held
+    run(tasks.review_cycle, study)
+    run(tasks.review_cycle, study)
+    assert Assignment.objects.get(token=token).status == Assignment.Status.COMPLETED  # a finished HIT stays
+    assert Assignment.objects.get(token=returned_token).status == Assignment.Status.ABANDONED
+    assert Assignment.objects.get(token=idle_token).status == Assignment.Status.ABANDONED
+    assert type(hit).objects.get(pk=hit.pk).held == held_before - 1  # only the returner's place, once
+    assert set(ProlificSubmission.objects.filter(place_freed=True).values_list("submission_id", flat=True)) == {
+        finished_sid, returned_sid, idle_sid}
+
+
+def test_an_outage_keeps_the_decision_and_the_next_run_carries_it_out(fake, study, settings):
+    settings.PROLIFIC_ATTEMPTS = 2
+    run(tasks.create_draft, study)
+    run(tasks.publish, study)
+    study.refresh_from_db()
+    submission = fake.start_submission(study.prolific_id, "p1")
+    fake.submit_code(submission["id"], study.codes["completed"])
+    run(tasks.review_cycle, study)
+    review.decide(study, [submission["id"]], "approve", study.owner)
+    fake.fail("POST", r"^submissions/bulk-approve/$", 503, times=2)
+    assert run(tasks.review_cycle, study).startswith("problem")
+    assert ProlificSubmission.objects.get(submission_id=submission["id"]).decision == "approve"
+    assert tasks.unfinished_studies() == [study.pk]
+    assert tasks.catch_up() == 1  # a reconnecting worker queues it; here it runs at once
+    assert fake.submissions[submission["id"]]["status"] == "APPROVED" and tasks.unfinished_studies() == []
