@@ -109,8 +109,18 @@ class ProlificStudyAdmin(ResearcherAdmin):
         studies = super().get_queryset(request).select_related("campaign")
         return studies.filter(campaign__in=Campaign.objects.visible_to(request.user))
 
+    #: What the researcher sets; once the study exists on Prolific these are shown, not edited (Prolific keeps its copy).
+    settings_fields = ("campaign", "name", "description", "devices", "estimated_minutes", "bonus_share")
+
+    def get_fields(self, request, obj=None):
+        return self.settings_fields + (self.readonly_fields if obj else ())
+
     def get_readonly_fields(self, request, obj=None):
-        return self.readonly_fields + (("campaign",) if obj else ())
+        if obj is None:
+            return ()
+        if obj.status == ProlificStudy.Status.NEW:
+            return ("campaign",) + self.readonly_fields
+        return self.settings_fields + self.readonly_fields
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "campaign":
