@@ -109,7 +109,7 @@ class ProlificStudyAdmin(ResearcherAdmin):
         studies = super().get_queryset(request).select_related("campaign")
         return studies.filter(campaign__in=Campaign.objects.visible_to(request.user))
 
-    #: What the researcher sets; once the study exists on Prolific these are shown, not edited (Prolific keeps its copy).
+    #: What the researcher sets; once the study exists on Prolific they are shown, not edited (Prolific has its copy).
     settings_fields = ("campaign", "name", "description", "devices", "estimated_minutes", "bonus_share")
 
     def get_fields(self, request, obj=None):
