@@ -90,8 +90,11 @@ def entry_url(base: str) -> str:
     return f"{base}?{query}"
 
 
-def new_codes() -> dict:
-    return {outcome: "C" + secrets.token_hex(4).upper() for outcome in CODE_TYPES}
+def new_codes(campaign: Campaign) -> dict:
+    """A code per outcome; the completed one is the campaign's fixed completion code when it has one."""
+    codes = {outcome: "C" + secrets.token_hex(4).upper() for outcome in CODE_TYPES}
+    codes["completed"] = campaign.completion_code or codes["completed"]
+    return codes
 
 
 def completion_codes(codes: dict, exclusion_group: str) -> list[dict]:
@@ -151,7 +154,7 @@ def create_draft(study: ProlificStudy) -> ProlificStudy:
     pay = payment(study)
     client = client_for(study)
     if not study.codes:
-        study.codes = new_codes()
+        study.codes = new_codes(campaign)
         study.save(update_fields=["codes"])
     body = study_body(study, pay, ensure_exclusion_group(study, client))
 

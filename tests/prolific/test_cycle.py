@@ -10,7 +10,8 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from annotation.models import Assignment, HitItem
+from annotation.models import Annotator, Assignment, HitItem
+from annotation.services import assignment as assigning
 from evaluation.analyses import compute_results
 from evaluation.models import WorkerGate
 from prolific import tasks
@@ -180,14 +181,17 @@ def test_a_lost_create_is_found_not_repeated(fake, study, settings):
 def test_a_blocked_worker_gets_the_gated_code(fake, study):
     run(tasks.create_draft, study)
     study.refresh_from_db()
-    from annotation.models import Annotator
-    from annotation.services import assignment as assigning
     worker = Annotator.objects.create(external_id="blocked-one", source="prolific")
     assigning.block(study.campaign, worker)
     page = Client().get(f"/c/{study.campaign.slug}/start/", {"PROLIFIC_PID": "blocked-one", "STUDY_ID": "s",
                                                              "SESSION_ID": "x1"})
     assert page.status_code == 403 and study.codes["gated"].encode() in page.content
     assert f"cc={study.codes['gated']}".encode() in page.content
+    # A worker whose HIT went to another after the idle timeout gets the timed-out code on the HIT's page.
+    _, _, token = arrive(fake, study, "idle-one")
+    Assignment.objects.filter(token=token).update(status=Assignment.Status.ABANDONED)
+    page = Client().get(f"/hit/{token}/")
+    assert page.status_code == 410 and f"cc={study.codes['timed_out']}".encode() in page.content
 
 
 def test_places_are_freed_once_and_never_from_a_finished_hit(fake, study, django_capture_on_commit_callbacks):
