@@ -44,3 +44,25 @@ def results_source() -> ResultsSource:
 def install_results_source(source: ResultsSource) -> None:
     """Make `source` the one the campaign API and the judgment export ask (called from an AppConfig.ready)."""
     _installed[0] = source
+
+
+class OutcomeCodes:
+    """The completion code a crowd worker is given when their HIT ends without being finished, by outcome:
+    "gated" (stopped by the live reliability gate, or blocked) or "timed_out" (idle past the HIT's timeout). A
+    crowd market app (prolific/) answers with the codes its study maps to the market's actions; by default there
+    is none, and the worker sees the message alone."""
+
+    def code_for(self, campaign, outcome: str) -> str | None:
+        return None
+
+
+_outcome_codes: list[OutcomeCodes] = [OutcomeCodes()]
+
+
+def outcome_codes() -> OutcomeCodes:
+    return _outcome_codes[0]
+
+
+def install_outcome_codes(source: OutcomeCodes) -> None:
+    """Make `source` the one the annotator pages ask (called from an AppConfig.ready)."""
+    _outcome_codes[0] = source

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "annotation",
     "evaluation",
+    "prolific",
 ]
 
 # The result families (evaluation/families/), as dotted paths to each family object, in the order pages and
@@ -343,6 +344,22 @@ CROWD_BIND_BROWSER = env.bool("CROWD_BIND_BROWSER", default=True)
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 RATELIMIT_USE_CACHE = "default"
 RATELIMIT_FAIL_OPEN = True
+
+# Prolific (prolific/, docs/api.md "Prolific"): the REST API's base URL (tests point it at a local fake server), the
+# key that encrypts researchers' API tokens at rest (a Fernet key; derived from SECRET_KEY when blank, so rotating
+# SECRET_KEY means setting the tokens again), timeouts and retries of each call, and the payment floor.
+PROLIFIC_API_BASE_URL = env("PROLIFIC_API_BASE_URL", default="https://api.prolific.com/api/v1/")
+PROLIFIC_TOKEN_KEY = env("PROLIFIC_TOKEN_KEY", default="")
+PROLIFIC_TIMEOUT_SECONDS = env.float("PROLIFIC_TIMEOUT_SECONDS", default=20.0)
+PROLIFIC_ATTEMPTS = env.int("PROLIFIC_ATTEMPTS", default=5)
+PROLIFIC_BACKOFF_SECONDS = env.float("PROLIFIC_BACKOFF_SECONDS", default=1.0)
+PROLIFIC_MAX_WAIT_SECONDS = env.float("PROLIFIC_MAX_WAIT_SECONDS", default=60.0)
+PROLIFIC_RETRY_LATER_SECONDS = env.float("PROLIFIC_RETRY_LATER_SECONDS", default=300.0)
+# Prolific's minimum and recommended rewards per hour, in the minor unit of the study's currency (pence or cents).
+PROLIFIC_MIN_HOURLY_REWARD = env.int("PROLIFIC_MIN_HOURLY_REWARD", default=600)
+PROLIFIC_RECOMMENDED_HOURLY_REWARD = env.int("PROLIFIC_RECOMMENDED_HOURLY_REWARD", default=900)
+# Seconds per item assumed before a campaign has any finished HIT (its median then replaces the estimate).
+PROLIFIC_SECONDS_PER_ITEM_ESTIMATE = env.float("PROLIFIC_SECONDS_PER_ITEM_ESTIMATE", default=20.0)
 
 # Annotation defaults.
 HIT_TIMEOUT_MINUTES = env("HIT_TIMEOUT_MINUTES")

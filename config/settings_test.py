@@ -38,3 +38,7 @@ GATE_INLINE_WHEN_EAGER = True
 CROWD_ENTRY_RATE_PER_IP = None
 CROWD_ENTRY_RATE_PER_CAMPAIGN = None
 CROWD_MAX_OPEN_HITS_PER_IP = None
+# Prolific calls (prolific/client.py) run at once in the caller when tasks run in-process, and back off briefly.
+PROLIFIC_INLINE_WHEN_EAGER = True
+PROLIFIC_BACKOFF_SECONDS = 0.01
+PROLIFIC_TIMEOUT_SECONDS = 2.0

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from django_ratelimit.core import get_usage
 
 from .. import languages
+from ..extensions import outcome_codes
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
@@ -32,6 +33,17 @@ def _message(request, title: str, text: str, status: int = 200, again: bool = Fa
     """A message page; `again` adds a link to try the same address again."""
     context = {"title": title, "text": text, "again": request.get_full_path() if again else ""}
     return render(request, "annotation/message.html", context, status=status)
+
+
+def _ended(request, campaign: Campaign, outcome: str, title: str, text: str, entry: dict | None, status: int):
+    """A message for a worker whose HIT ended unfinished (`outcome`: "gated" or "timed_out"), with the code a crowd
+    market maps to that outcome when one is installed (annotation.extensions.OutcomeCodes), else the message alone."""
+    code = outcome_codes().code_for(campaign, outcome) if entry else None
+    if not code:
+        return _message(request, title, text, status)
+    return render(request, "annotation/finished.html", {
+        "title": title, "text": text, "codes": [{"code": code, "url": campaign.completion_link(code, entry)}]},
+        status=status)
 
 
 def _finished(request, title: str, text: str, done: list[Assignment], entry: dict | None, status: int = 200):
@@ -99,8 +111,8 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
             return _finished(request, "Thank you", "Thank you for your work. There are no further HITs for you in "
                              "this campaign. Your work so far is recorded; the completion codes of the HITs you "
                              "finished are below.", done, entry, 403)
-        return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
-                        "this campaign.", 403)
+        return _ended(request, campaign, "gated", "Thank you", "Thank you for your interest. There are no further "
+                      "HITs for you in this campaign.", entry, 403)
     if not assigning.qualifies(campaign, annotator):
         if annotator.pk is None:  # the declaration that disqualifies a new worker is kept: not asked again
             assigning.store_worker(annotator)
@@ -300,11 +312,11 @@ def hit_page(request, token: str):
     if campaign.status == Campaign.Status.CLOSED and assignment.status != Assignment.Status.COMPLETED:
         return _message(request, "Campaign closed", CLOSED_TEXT, 410)
     if assignment.status == Assignment.Status.ABANDONED and assigning.is_blocked(campaign, assignment.annotator):
-        return _message(request, "Thank you", "Thank you for your interest. There are no further HITs for you in "
-                        "this campaign.", 403)  # kept out by hand or by the gate: the start link's page
+        return _ended(request, campaign, "gated", "Thank you", "Thank you for your interest. There are no further "
+                      "HITs for you in this campaign.", assignment.entry, 403)  # kept out by hand or by the gate
     if assignment.status == Assignment.Status.ABANDONED:
-        return _message(request, "HIT expired", "You were idle too long and this HIT went to another worker. "
-                        "Start again from the campaign link to get a new one.", 410)
+        return _ended(request, campaign, "timed_out", "HIT expired", "You were idle too long and this HIT went to "
+                      "another worker. Start again from the campaign link to get a new one.", assignment.entry, 410)
     protocol = campaign.protocol_spec
     config = {
         "api": f"/api/hit/{token}/",
