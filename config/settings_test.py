@@ -42,3 +42,4 @@ CROWD_MAX_OPEN_HITS_PER_IP = None
 PROLIFIC_INLINE_WHEN_EAGER = True
 PROLIFIC_BACKOFF_SECONDS = 0.01
 PROLIFIC_TIMEOUT_SECONDS = 2.0
+PROLIFIC_MAX_WAIT_SECONDS = 0.05  # the fake's Retry-After: 1 costs no second (tests/prolific/test_client.py raises it)

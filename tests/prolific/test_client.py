@@ -17,7 +17,7 @@ def client_and_waits(fake) -> tuple[Client, list[float]]:
 
 
 def test_retry_after_is_honoured_and_5xx_back_off_exponentially(fake, settings):
-    settings.PROLIFIC_BACKOFF_SECONDS = 0.5
+    settings.PROLIFIC_BACKOFF_SECONDS, settings.PROLIFIC_MAX_WAIT_SECONDS = 0.5, 60
     client, waits = client_and_waits(fake)
     fake.fail("GET", r"^studies/$", 429, retry_after=7)
     fake.fail("GET", r"^studies/$", 500, times=2)
