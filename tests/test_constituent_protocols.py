@@ -1,6 +1,7 @@
 """WMT08's constituent variants (docs/methods.md §8.7; Callison-Burch 2009 §4): ranking of, or acceptance of,
 one highlighted phrase per output, with the spans from the campaign file in code points."""
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -107,3 +108,22 @@ def test_constituent_ranking_is_scored_by_the_ranking_family():
         state = response.json()
     compute_results(c)
     assert [r["system"] for r in stored_rows(c, "systems")] == list(SYSTEMS)
+
+
+def test_acceptance_agreement_without_double_judged_answers_shows_dashes_not_empty_cells(admin_client):
+    """One judge only: the agreement row has 0 comparisons and no P(A) or κ, which the page shows as "–" (it
+    showed empty cells; found in the Chromium walk)."""
+    c = campaign("constituent-acceptance")
+    client = Client()
+    token = start(client, c, "w1")
+    state = client.get(f"/api/hit/{token}/").json()
+    while not state["done"]:
+        item = state["item"]
+        state = post_answer(client, token, {"item": item["id"],
+                                            "accept": {cand["key"]: "yes" for cand in item["candidates"]}}).json()
+    compute_results(c)
+    page = admin_client.get(f"/results/{c.slug}/").content.decode()
+    agreement = page[page.index('id="agreement"'):]
+    row = re.search(r"<tr><td>inter</td>(.*?)</tr>", agreement, re.S).group(1)
+    cells = re.findall(r'<td class="num">(.*?)</td>', row)
+    assert cells[0] == "0" and cells[1] == "–" and cells[3] == "–", cells
