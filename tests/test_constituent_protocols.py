@@ -36,6 +36,17 @@ def campaign(protocol: str, **kw):
                            options={"screen_size": 3}).campaign
 
 
+def one_judge(c, answer_of) -> None:
+    """Worker w1 through one HIT of `c`, answering each item with `answer_of(item)`."""
+    client = Client()
+    token = start(client, c, "w1")
+    state = client.get(f"/api/hit/{token}/").json()
+    while not state["done"]:
+        response = post_answer(client, token, {"item": state["item"]["id"], **answer_of(state["item"])})
+        assert response.status_code == 201, response.content
+        state = response.json()
+
+
 @pytest.mark.parametrize("protocol", ["ranking-constituent", "constituent-acceptance"])
 def test_annotators_get_the_spans_in_code_points(protocol):
     c = campaign(protocol)
@@ -96,16 +107,12 @@ def test_acceptance_answers_are_validated_stored_as_codes_and_scored():
 
 def test_constituent_ranking_is_scored_by_the_ranking_family():
     c = campaign("ranking-constituent")
-    client = Client()
-    token = start(client, c, "w1")
-    state = client.get(f"/api/hit/{token}/").json()
-    while not state["done"]:
-        item = state["item"]
-        order = sorted(item["candidates"], key=lambda cand: cand["text"])  # sysA < sysB < sysC by text
-        response = post_answer(client, token, {"item": item["id"],
-                                               "ranks": {cand["key"]: i + 1 for i, cand in enumerate(order)}})
-        assert response.status_code == 201
-        state = response.json()
+
+    def ranked_by_text(item):  # sysA < sysB < sysC by text
+        order = sorted(item["candidates"], key=lambda cand: cand["text"])
+        return {"ranks": {cand["key"]: i + 1 for i, cand in enumerate(order)}}
+
+    one_judge(c, ranked_by_text)
     compute_results(c)
     assert [r["system"] for r in stored_rows(c, "systems")] == list(SYSTEMS)
 
@@ -114,13 +121,7 @@ def test_acceptance_agreement_without_double_judged_answers_shows_dashes_not_emp
     """One judge only: the agreement row has 0 comparisons and no P(A) or κ, which the page shows as "–" (it
     showed empty cells; found in the Chromium walk)."""
     c = campaign("constituent-acceptance")
-    client = Client()
-    token = start(client, c, "w1")
-    state = client.get(f"/api/hit/{token}/").json()
-    while not state["done"]:
-        item = state["item"]
-        state = post_answer(client, token, {"item": item["id"],
-                                            "accept": {cand["key"]: "yes" for cand in item["candidates"]}}).json()
+    one_judge(c, lambda item: {"accept": {cand["key"]: "yes" for cand in item["candidates"]}})
     compute_results(c)
     page = admin_client.get(f"/results/{c.slug}/").content.decode()
     agreement = page[page.index('id="agreement"'):]

@@ -123,13 +123,20 @@ def test_contrastive_esa_with_an_image_and_a_video_holds_submit_until_the_video_
         assert page.js_errors == [] and page.csp == []
 
 
+def _on_a_phone(phone, live_server, slug: str, worker: str, kind: str):
+    """Enter the HIT on a 390 px phone: its first state and its player, visible and no wider than the screen."""
+    _, state = start_hit(phone, live_server, slug, worker)
+    player = phone.locator(f".media {kind}")
+    expect(player).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert player.bounding_box()["width"] <= 390
+    return state, player
+
+
 def test_contrastive_esa_with_media_on_a_phone(live_server, browser, harbour):
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
-        _, state = start_hit(phone, live_server, harbour.slug, "media-phone")
-        video = phone.locator(".media video")
-        expect(video).to_be_visible()
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        assert video.bounding_box()["width"] <= 390 and phone.locator(".media-zoom").bounding_box()["width"] <= 390
+        state, video = _on_a_phone(phone, live_server, harbour.slug, "media-phone", "video")
+        assert phone.locator(".media-zoom").bounding_box()["width"] <= 390
         _score_all(phone, tap=True)
         expect(phone.locator("#submit")).to_be_disabled()
         phone.evaluate("window.scrollTo(0, 0)")
@@ -178,11 +185,7 @@ def test_direct_assessment_with_audio_and_a_right_to_left_source(live_server, br
 def test_direct_assessment_with_audio_on_a_phone(live_server, browser, museum):
     """The player fits a 390 px screen above the texts; a tap on the line rates, Submit waits for the clip."""
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
-        _, state = start_hit(phone, live_server, museum.slug, "media-audio-phone")
-        audio = phone.locator(".media audio")
-        expect(audio).to_be_visible()
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        assert audio.bounding_box()["width"] <= 390
+        state, audio = _on_a_phone(phone, live_server, museum.slug, "media-audio-phone", "audio")
         track = phone.locator("#vas-track").bounding_box()
         assert audio.bounding_box()["y"] < track["y"]
         phone.touchscreen.tap(track["x"] + 0.3 * track["width"], track["y"] + track["height"] / 2)
