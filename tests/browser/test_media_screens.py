@@ -192,6 +192,10 @@ def test_direct_assessment_with_audio_on_a_phone(live_server, browser, museum):
         expect(phone.locator("#submit")).to_be_disabled()
         expect(phone.locator("[data-media-hold]")).to_contain_text("the audio to at least 60 %")
         phone.screenshot(path=str(_shots() / "media-da-audio-phone.png"), full_page=True)
+        # "Why can't I submit?" names the clip (it said "Finish the parts above first."; found in the walk)
+        phone.tap("#why-submit")
+        expect(phone.locator("#why-message")).to_contain_text("played the audio to at least 60 %")
+        expect(phone.locator(".media.why-highlight audio")).to_have_count(1)
         body = _played_and_sent(phone, state["item"]["id"], lambda: phone.tap("#submit"))
         assert body["media_seconds"][0]["played"] >= 1.8
         assert phone.js_errors == [] and phone.csp == []
