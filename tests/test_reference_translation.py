@@ -258,3 +258,13 @@ def test_malformed_detect_answers_are_refused(django_capture_on_commit_callbacks
         assert response.status_code == 400 and message in response.json()["error"], response.content
     assert post_answer(client, token, {"item": item["id"], "machine": []}).status_code == 201
     assert Judgment.objects.get(campaign=stage).answer == {"machine": []}
+
+
+def test_before_the_detect_stage_the_translators_note_has_no_hole(admin_client):
+    """Translations only: the note says no detect-MT judgment is in yet, instead of "the judges marked – of the real
+    machine translations" (found in the Chromium walk)."""
+    campaign = rt_campaign()
+    translate_all(campaign, list(HONEST))
+    family_of(campaign).compute(campaign)
+    html = admin_client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "marked – of" not in html and "no detect-MT judgment yet" in html
