@@ -1,6 +1,7 @@
 """WMT08's constituent variants (docs/methods.md §8.7; Callison-Burch 2009 §4): ranking of, or acceptance of,
 one highlighted phrase per output, with the spans from the campaign file in code points."""
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -33,6 +34,17 @@ def lines(n: int = 6, bad: dict | None = None) -> list[str]:
 def campaign(protocol: str, **kw):
     return import_campaign(lines(**kw), name=protocol, protocol=protocol, redundancy=2, seed=1, hit_size=10,
                            options={"screen_size": 3}).campaign
+
+
+def one_judge(c, answer_of) -> None:
+    """Worker w1 through one HIT of `c`, answering each item with `answer_of(item)`."""
+    client = Client()
+    token = start(client, c, "w1")
+    state = client.get(f"/api/hit/{token}/").json()
+    while not state["done"]:
+        response = post_answer(client, token, {"item": state["item"]["id"], **answer_of(state["item"])})
+        assert response.status_code == 201, response.content
+        state = response.json()
 
 
 @pytest.mark.parametrize("protocol", ["ranking-constituent", "constituent-acceptance"])
@@ -95,15 +107,24 @@ def test_acceptance_answers_are_validated_stored_as_codes_and_scored():
 
 def test_constituent_ranking_is_scored_by_the_ranking_family():
     c = campaign("ranking-constituent")
-    client = Client()
-    token = start(client, c, "w1")
-    state = client.get(f"/api/hit/{token}/").json()
-    while not state["done"]:
-        item = state["item"]
-        order = sorted(item["candidates"], key=lambda cand: cand["text"])  # sysA < sysB < sysC by text
-        response = post_answer(client, token, {"item": item["id"],
-                                               "ranks": {cand["key"]: i + 1 for i, cand in enumerate(order)}})
-        assert response.status_code == 201
-        state = response.json()
+
+    def ranked_by_text(item):  # sysA < sysB < sysC by text
+        order = sorted(item["candidates"], key=lambda cand: cand["text"])
+        return {"ranks": {cand["key"]: i + 1 for i, cand in enumerate(order)}}
+
+    one_judge(c, ranked_by_text)
     compute_results(c)
     assert [r["system"] for r in stored_rows(c, "systems")] == list(SYSTEMS)
+
+
+def test_acceptance_agreement_without_double_judged_answers_shows_dashes_not_empty_cells(admin_client):
+    """One judge only: the agreement row has 0 comparisons and no P(A) or κ, which the page shows as "–" (it
+    showed empty cells; found in the Chromium walk)."""
+    c = campaign("constituent-acceptance")
+    one_judge(c, lambda item: {"accept": {cand["key"]: "yes" for cand in item["candidates"]}})
+    compute_results(c)
+    page = admin_client.get(f"/results/{c.slug}/").content.decode()
+    agreement = page[page.index('id="agreement"'):]
+    row = re.search(r"<tr><td>inter</td>(.*?)</tr>", agreement, re.S).group(1)
+    cells = re.findall(r'<td class="num">(.*?)</td>', row)
+    assert cells[0] == "0" and cells[1] == "–" and cells[3] == "–", cells

@@ -19,6 +19,7 @@ from annotation.protocols import get_protocol
 from annotation.services import stages
 from annotation.services.campaign_import import CampaignFileError, import_campaign
 from evaluation.families import family_of
+from evaluation.models import CampaignResults
 from evaluation.services.results_read import stored_rows
 
 from .conftest import post_answer
@@ -155,6 +156,10 @@ def test_a_reference_translation_task_from_translations_to_accepted_references(d
     judged = detect_all(stage, ["d1", "d2", "d3", "d4"])
     assert sum(judged.values()) == 3 * DOCS * SENTENCES
     family_of(stage).compute(stage)  # the detect stage computes its task's results
+    # the page's "over N judgments" counts every stage's judgments the results read (it counted the translations
+    # only; found in the Chromium walk)
+    assert CampaignResults.objects.get(campaign=campaign).judgments == \
+        Judgment.objects.filter(campaign__in=[campaign, stage]).count()
     rows = {r["system"]: r for r in stored_rows(campaign, "systems")}
     assert set(rows) == set(translators)
     assert {t for t, r in rows.items() if r["excluded"]} == set(PASTERS)
@@ -253,3 +258,13 @@ def test_malformed_detect_answers_are_refused(django_capture_on_commit_callbacks
         assert response.status_code == 400 and message in response.json()["error"], response.content
     assert post_answer(client, token, {"item": item["id"], "machine": []}).status_code == 201
     assert Judgment.objects.get(campaign=stage).answer == {"machine": []}
+
+
+def test_before_the_detect_stage_the_translators_note_has_no_hole(admin_client):
+    """Translations only: the note says no detect-MT judgment is in yet, instead of "the judges marked – of the real
+    machine translations" (found in the Chromium walk)."""
+    campaign = rt_campaign()
+    translate_all(campaign, list(HONEST))
+    family_of(campaign).compute(campaign)
+    html = admin_client.get(f"/results/{campaign.slug}/").content.decode()
+    assert "marked – of" not in html and "no detect-MT judgment yet" in html

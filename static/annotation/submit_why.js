@@ -2,9 +2,10 @@
    or tap through to the row around it (hit-help.css), and a small "Why can't I submit?" link stands beside it while
    it is disabled; either scrolls to the first unfinished part of the screen, outlines it for a moment, moves the
    focus there and says in a short message what is missing. The first unfinished part is the screen's own answer
-   when it gives one (HitScreens.unfinished(): {el, message}), else the first in page order of: a slider never
-   moved, a group of choices (radios, a fieldset of toggle buttons) with none chosen, a box marked invalid, an
-   empty text box, an unchosen select.
+   when it gives one (HitScreens.unfinished(): {el, message}), else the first in page order of: a video or audio
+   clip not yet played to the campaign's required share (media.js says how far), a slider never moved, a group of
+   choices (radios, a fieldset of toggle buttons) with none chosen, a box marked invalid, an empty text box, an
+   unchosen select.
    Dependency-free; it reads the page, never changes an answer. */
 (function () {
   "use strict";
@@ -44,6 +45,12 @@
   /* The unfinished parts the page shows, each {el, message, focus}, in no particular order. */
   function candidates() {
     var found = [];
+    var media = window.HitMedia;  // a clip still short of the campaign's require_media_played (media.js)
+    if (media && media.held()) {
+      var box = screenEl.querySelector("[data-media]");
+      var player = box && box.querySelector("video, audio");
+      if (box && player) { found.push({el: box, focus: player, message: media.reason()}); }
+    }
     screenEl.querySelectorAll("[role=slider]").forEach(function (el) {
       if (visible(el) && !el.hasAttribute("aria-valuenow")) {
         found.push({el: el.closest(".vas") || el, focus: el, message: "Give a score: click or drag on this line."});

@@ -123,13 +123,20 @@ def test_contrastive_esa_with_an_image_and_a_video_holds_submit_until_the_video_
         assert page.js_errors == [] and page.csp == []
 
 
+def _on_a_phone(phone, live_server, slug: str, worker: str, kind: str):
+    """Enter the HIT on a 390 px phone: its first state and its player, visible and no wider than the screen."""
+    _, state = start_hit(phone, live_server, slug, worker)
+    player = phone.locator(f".media {kind}")
+    expect(player).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert player.bounding_box()["width"] <= 390
+    return state, player
+
+
 def test_contrastive_esa_with_media_on_a_phone(live_server, browser, harbour):
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
-        _, state = start_hit(phone, live_server, harbour.slug, "media-phone")
-        video = phone.locator(".media video")
-        expect(video).to_be_visible()
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        assert video.bounding_box()["width"] <= 390 and phone.locator(".media-zoom").bounding_box()["width"] <= 390
+        state, video = _on_a_phone(phone, live_server, harbour.slug, "media-phone", "video")
+        assert phone.locator(".media-zoom").bounding_box()["width"] <= 390
         _score_all(phone, tap=True)
         expect(phone.locator("#submit")).to_be_disabled()
         phone.evaluate("window.scrollTo(0, 0)")
@@ -139,7 +146,9 @@ def test_contrastive_esa_with_media_on_a_phone(live_server, browser, harbour):
         assert phone.js_errors == [] and phone.csp == []
 
 
-def test_direct_assessment_with_audio_and_a_right_to_left_source(live_server, browser):
+@pytest.fixture
+def museum(db):
+    """Direct Assessment of an Arabic source with an audio clip per segment; Submit waits for 60 % of the clip."""
     sources = ["المتحف مغلق أيام الاثنين.", "الدخول مجاني في الأسابيع الأربعة الأولى."]
     lines = [{"doc_id": f"museum-{k % 2}", "seg_id": k // 2 + 1, "source": sources[k % 2] + f" ({k})",
               "reference": f"The museum is closed on Mondays, as announced ({k}).",
@@ -147,8 +156,12 @@ def test_direct_assessment_with_audio_and_a_right_to_left_source(live_server, br
                          "caption": "Listen before you rate"}],
               "systems": {"sys-A": f"The museum is closed on Mondays ({k}).",
                           "sys-B": f"Museum closed Monday ({k})."}} for k in range(10)]
-    campaign = _import(lines, _files("harbour-bell.wav"), "source-adequacy", "Museum ar-en, DA with audio",
-                       source_language="ar", hit_size=20, require_media_played=60)
+    return _import(lines, _files("harbour-bell.wav"), "source-adequacy", "Museum ar-en, DA with audio",
+                   source_language="ar", hit_size=20, require_media_played=60)
+
+
+def test_direct_assessment_with_audio_and_a_right_to_left_source(live_server, browser, museum):
+    campaign = museum
     with open_page(browser, 1100, 800) as page:
         _, state = start_hit(page, live_server, campaign.slug, "media-audio")
         assert [m["kind"] for m in state["item"]["media"]] == ["audio"]
@@ -167,3 +180,22 @@ def test_direct_assessment_with_audio_and_a_right_to_left_source(live_server, br
         assert body["media_seconds"][0]["duration"] == pytest.approx(3.0, abs=0.1)
         assert Judgment.objects.get(item_id=state["item"]["id"]).score == pytest.approx(70, abs=2)
         assert page.js_errors == [] and page.csp == []
+
+
+def test_direct_assessment_with_audio_on_a_phone(live_server, browser, museum):
+    """The player fits a 390 px screen above the texts; a tap on the line rates, Submit waits for the clip."""
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
+        state, audio = _on_a_phone(phone, live_server, museum.slug, "media-audio-phone", "audio")
+        track = phone.locator("#vas-track").bounding_box()
+        assert audio.bounding_box()["y"] < track["y"]
+        phone.touchscreen.tap(track["x"] + 0.3 * track["width"], track["y"] + track["height"] / 2)
+        expect(phone.locator("#submit")).to_be_disabled()
+        expect(phone.locator("[data-media-hold]")).to_contain_text("the audio to at least 60 %")
+        phone.screenshot(path=str(_shots() / "media-da-audio-phone.png"), full_page=True)
+        # "Why can't I submit?" names the clip (it said "Finish the parts above first."; found in the walk)
+        phone.tap("#why-submit")
+        expect(phone.locator("#why-message")).to_contain_text("played the audio to at least 60 %")
+        expect(phone.locator(".media.why-highlight audio")).to_have_count(1)
+        body = _played_and_sent(phone, state["item"]["id"], lambda: phone.tap("#submit"))
+        assert body["media_seconds"][0]["played"] >= 1.8
+        assert phone.js_errors == [] and phone.csp == []

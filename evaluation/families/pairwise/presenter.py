@@ -83,11 +83,13 @@ def page_context(campaign, header, workers: list[dict]) -> dict:
     shown = conditions(pairwise_rows(campaign), header.agreement if header else {})
     for c in shown:
         c.update(_condition_display(c))
-    limit = float(summary.get("max_spam_miss_rate", DEFAULT_MAX_SPAM_MISS_RATE))
+    # The campaign's own limit until a computation stores it: the page states it before any result.
+    limit = float(summary.get("max_spam_miss_rate",
+                              campaign.options.get("max_spam_miss_rate", DEFAULT_MAX_SPAM_MISS_RATE)))
     bars = [{"label": r["worker"], "rate": r["spam_miss_rate"], "seen": r["spam_seen"], "missed": r["spam_missed"],
              "excluded": not r["reliable"]} for r in workers]
     return {
-        "first": first, "second": second, "conditions": shown,
+        "first": first, "second": second, "conditions": shown, "max_spam_miss_rate": limit,
         "preference_svg": charts.preference_bars(shown, first=first, second=second,
                                                  title=f"Preference per condition: {first} / tie / {second}"),
         "workers": [{**r, "seconds_text": fixed(r["mean_seconds"], 1), "miss_text": percent(r["spam_miss_rate"])}

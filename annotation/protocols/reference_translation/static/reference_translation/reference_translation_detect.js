@@ -87,9 +87,9 @@
       update();
       window.scrollTo(0, 0);
     },
-    focus: function () {
-      if (candidates.length) { candidates[0].el.focus({preventScroll: true}); }
-    },
+    // The list, not its first button: Enter submits, as the hint says (on a button Enter toggles it), and Tab
+    // goes on to the translations.
+    focus: function () { listEl.focus({preventScroll: true}); },
     unlock: function () {
       sending = false;
       update();
