@@ -163,9 +163,11 @@ class BradleyTerry:
         return [Table(TABLE, _read(TABLE, COLUMNS), _latex), Table(MATRIX, _read(MATRIX, MATRIX_COLUMNS))]
 
     def page_context(self, campaign: Campaign) -> dict:
-        fit_row = stored_table(campaign, FIT)[1]
-        rows = stored_table(campaign, TABLE)[1]
-        rates = {(m["system"], m["opponent"]): m for m in stored_table(campaign, MATRIX)[1]}
+        """The fit, the leaderboard and the matrix as a grid (row system × column system), in one query."""
+        stored = dict(ResultTable.objects.filter(campaign=campaign, name__in=(FIT, TABLE, MATRIX), variant="")
+                      .values_list("name", "rows"))
+        fit_row, rows = stored.get(FIT) or [], stored.get(TABLE) or []
+        rates = {(m["system"], m["opponent"]): m for m in stored.get(MATRIX) or []}
         names = [r["system"] for r in rows]
         grid = [(a, [rates.get((a, b)) for b in names]) for a in names] if len(names) <= MATRIX_ON_PAGE else []
         return {"fit": fit_row[0] if fit_row else {}, "rows": rows, "names": names, "grid": grid}
