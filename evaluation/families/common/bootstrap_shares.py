@@ -46,8 +46,9 @@ def gather_share(campaign: Campaign, table: str, last_id: int, index: int, n_chu
         stored = ResultTable.objects.filter(campaign=campaign, name=table, variant__startswith=f"{last_id}:")
         if stored.count() < n_chunks:
             return f"share {index + 1} of {n_chunks} stored"
+        shares = sorted(stored, key=lambda t: int(t.variant.partition(":")[2]))  # "…:10" sorts before "…:2"
         all_runs = np.concatenate([np.array(t.rows[0]["values"], dtype=np.float64).reshape(len(t.rows[0]["runs"]), -1)
-                                   for t in stored])
+                                   for t in shares])
         finish(all_runs)
         stored.delete()
     return f"{all_runs.shape[0]} runs done"

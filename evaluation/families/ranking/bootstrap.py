@@ -36,22 +36,23 @@ def start_trueskill_bootstrap(campaign_id: int, last_id: int, runs: int) -> int:
 
 
 def _counted(campaign: Campaign, last_id: int):
-    """The outcomes the results of `last_id` counted, the options and the number of systems."""
+    """The outcomes the results of `last_id` counted, the options and the systems' names."""
     options = options_of(campaign)
-    n_systems = len(system_names(campaign))
-    return counted_outcomes(load_slots(campaign, last_id), n_systems, options).outcomes, options, n_systems
+    names = system_names(campaign)
+    return counted_outcomes(load_slots(campaign, last_id), len(names), options).outcomes, options, names
 
 
 def ranking_battles(campaign: Campaign, last_id: int) -> Battles:
     """The pairwise outcomes the ranking counts (docs/methods.md §8: gold filter, reference rule) as battles, the
     system shown first as a; a rank tie is a tie."""
-    outcomes, _, _ = _counted(campaign, last_id)
-    return Battles.from_results(system_names(campaign), outcomes.first, outcomes.second, outcomes.result)
+    outcomes, _, names = _counted(campaign, last_id)
+    return Battles.from_results(names, outcomes.first, outcomes.second, outcomes.result)
 
 
 def bootstrap_mu(campaign: Campaign, last_id: int, runs: list[int]) -> np.ndarray:
     """μ per system for each of `runs`, on the outcomes the results of `last_id` counted."""
-    outcomes, options, n_systems = _counted(campaign, last_id)
+    outcomes, options, names = _counted(campaign, last_id)
+    n_systems = len(names)
     winner, loser, drawn = ts.winner_loser(outcomes.first, outcomes.second, outcomes.result)
     return ts.trueskill_bootstrap(winner, loser, drawn, n_systems, runs, options.seed, options.trueskill)
 
