@@ -297,6 +297,11 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": _ONE_RETRY}
 
 # Results: recomputed on their own after new judgments, at most one run per campaign in flight.
 RESULTS_AUTO_RECOMPUTE = env.bool("RESULTS_AUTO_RECOMPUTE", default=True)
+# Bradley–Terry leaderboards (docs/methods.md §8.8): tie model (davidson or rao-kupper), bootstrap resamples (LMSYS
+# publishes 1,000) and resamples per Celery subtask; a campaign's options bradley_terry_ties/_runs override.
+BRADLEY_TERRY_TIES = env("BRADLEY_TERRY_TIES", default="davidson")
+BRADLEY_TERRY_RUNS = env.int("BRADLEY_TERRY_RUNS", default=1000)
+BRADLEY_TERRY_RUNS_PER_TASK = env.int("BRADLEY_TERRY_RUNS_PER_TASK", default=100)
 RESULTS_DEBOUNCE_SECONDS = env.int("RESULTS_DEBOUNCE_SECONDS", default=10)
 # Ranking stability's bootstrap after every results run (evaluation/stability_tasks.py). Unset: on where results
 # recompute by themselves and a broker's workers run it at low priority; off in-process (no broker), where it would

@@ -30,6 +30,10 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
 CELERY_TASK_ALWAYS_EAGER = os.environ.get("TEST_CELERY_EAGER", "1") == "1"
 CELERY_TASK_DEFAULT_QUEUE = f"test-{os.environ['TEST_RUN_ID']}"
 RESULTS_AUTO_RECOMPUTE = False
+# Bradley–Terry's bootstrap runs on every pairwise and ranking computation: few resamples, in one subtask (each
+# reloads the battles; tests/test_bradley_terry_results.py splits them into shares).
+BRADLEY_TERRY_RUNS = 20
+BRADLEY_TERRY_RUNS_PER_TASK = 20
 # The live reliability gate runs at once after a finished HIT's commit (production: a Celery task).
 GATE_INLINE_WHEN_EAGER = True
 

@@ -1,5 +1,6 @@
 """Result parts: sections of results that do not belong to one family but apply to a campaign of any family that
-offers them (`Offers.parts`), such as instruction following (docs/methods.md#instruction-following). Each part says
+offers them (`Offers.parts`), such as instruction following (docs/methods.md#instruction-following) or the
+Bradley–Terry leaderboard (§8.8). Each part says
 itself whether it applies to a campaign (`applies`), computes after the family (`compute`, in
 `analyses.compute_results`, so on the Celery workers like every result), and brings its tables (CSV, LaTeX), its API
 answer (`GET /api/campaigns/<slug>/<part name>/`) and its section of the results page."""
@@ -8,11 +9,12 @@ from __future__ import annotations
 from annotation.models import Campaign
 
 from .families import family_of
+from .families.common.bradley_terry import BRADLEY_TERRY
 from .families.common.instructions import INSTRUCTION_FOLLOWING
 from .families.common.media_split import MEDIA_SPLIT
 
 #: Every part, by name.
-PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT)}
+PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT, BRADLEY_TERRY)}
 
 
 def offered(family) -> list:

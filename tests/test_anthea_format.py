@@ -84,3 +84,51 @@ def test_a_malformed_anthea_file_is_refused_by_line_and_stores_nothing():
         (3, "'results' has 0 entries, fewer than the non-blank segments"),
         (4, "results[0].errors[0]: 'severity' must be one of minor, major, critical, not 'Neutral'")]
     assert (Campaign.objects.count(), Judgment.objects.count()) == before
+
+
+def test_an_anthea_file_with_prior_ratings_is_reviewed_with_its_deleted_errors(api, researcher):
+    """docs/methods.md §9.4: the review of an imported Anthea judgment made over a prior rater's pass shows the
+    errors it deleted (translation side), and the reviewer may restore them; a bad index is a 400, nothing stored."""
+    from django.test import Client
+
+    from annotation.models import HitItem
+    from tests.conftest import post_answer, start
+
+    text = json.dumps(evaluation(), indent=2, ensure_ascii=False)
+    campaign = import_judgments(io.BytesIO(text.encode()), fmt="anthea", name="Anthea", owner=researcher).campaign
+    response = api.post(f"/api/campaigns/{campaign.slug}/add-stages/", {"review": "judges"}, format="json")
+    assert response.status_code == 201, response.content
+    stage = Campaign.objects.get(slug=response.json()["stages"][0]["campaign"])
+    items = {i.payload["first_pass"][0]["start"]: i for i in HitItem.objects.filter(hit__campaign=stage)}
+    over_prior, plain = items[4], items[16]
+    deleted = {"start": 10, "end": 13, "severity": "minor", "category": "Fluency/Grammar"}
+    assert over_prior.payload["prior_rater"] == "rater0" and over_prior.payload["first_pass_deleted"] == [deleted]
+    assert "first_pass_deleted" not in plain.payload  # a judgment without a prior pass keeps none
+
+    client = Client()
+    token = start(client, stage, "reviewer-1")
+    shown = {}
+    while len(shown) < 2:
+        item = client.get(f"/api/hit/{token}/").json()["item"]
+        assert "prior_rater" not in item  # the screen never names the raters
+        shown[item["id"]] = item
+        body = {"item": item["id"], "review": [{"action": "kept"}] * len(item["first_pass"]), "added": [],
+                "score": 70}
+        if item["id"] == over_prior.pk:
+            assert item["first_pass_deleted"] == [deleted]
+            before = Judgment.objects.filter(campaign=stage).count()
+            for bad in ([1], [0, 0], ["0"], 0):
+                assert post_answer(client, token, {**body, "restored": bad}).status_code == 400, bad
+            assert Judgment.objects.filter(campaign=stage).count() == before
+            body["restored"] = [0]
+        else:  # (Style/Awkward is not in the stage's taxonomy: kept, it would be refused)
+            assert item["first_pass_deleted"] == []
+            body["review"] = [{"action": "deleted"}]
+        answered = post_answer(client, token, body)
+        assert answered.status_code == 201, answered.content
+    stored = Judgment.objects.get(campaign=stage, item_id=over_prior.pk)
+    assert stored.spans == [{"start": 4, "end": 9, "severity": "major", "category": "Accuracy/Mistranslation",
+                             "origin": "kept"}, {**deleted, "origin": "restored"}]
+    assert stored.answer["prior_rater"] == "rater0" and stored.answer["first_pass_deleted"] == [deleted]
+    assert stored.answer["restored"] == [0] and stored.answer["first_rater"] == "rater1"
+    assert "first_pass_deleted" not in Judgment.objects.get(campaign=stage, item_id=plain.pk).answer

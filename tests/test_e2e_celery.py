@@ -149,8 +149,8 @@ def test_statistics_through_a_real_worker(celery_worker, settings, make_campaign
 
 
 def test_ranking_statistics_and_trueskill_bootstrap_through_a_real_worker(celery_worker, settings, api, researcher):
-    """A ranking campaign judged through the annotator API; the results and TrueSkill's bootstrap subtasks run on
-    the real worker (docs/methods.md §8.3), and every score recovers the true order."""
+    """A ranking campaign judged through the annotator API; the results, TrueSkill's and Bradley–Terry's bootstrap
+    subtasks run on the real worker (docs/methods.md §8.3, §8.8), and every score recovers the true order."""
     from annotation.services.campaign_import import import_campaign
     from tests.ranking_simulation import campaign_lines, complete_ranking_hit
 
@@ -171,8 +171,14 @@ def test_ranking_statistics_and_trueskill_bootstrap_through_a_real_worker(celery
             header = CampaignResults.objects.filter(campaign=campaign).first()
             return header is not None and header.summary.get("trueskill", {}).get("status") == "bootstrap"
         wait_for(bootstrapped, timeout=120)
+        wait_for(lambda: api.get(f"/api/campaigns/{campaign.slug}/bradley_terry/").json().get("bootstrap") == "done",
+                 timeout=120)
     log = (ROOT / ".pytest-celery-worker.log").read_text()
     assert "trueskill_runs" in log and "succeeded" in log
+    assert "bradley_terry_runs" in log
+    bradley_terry = api.get(f"/api/campaigns/{campaign.slug}/bradley_terry/").json()
+    assert bradley_terry["runs"] == 20 and [r["system"] for r in bradley_terry["results"]] == sorted(
+        quality, key=quality.get, reverse=True)
     for score in ("expected_wins", "trueskill"):
         rows = api.get(f"/api/campaigns/{campaign.slug}/systems/", {"score": score}).json()["results"]
         assert [r["system"] for r in rows] == sorted(quality, key=quality.get, reverse=True), score

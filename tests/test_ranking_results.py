@@ -90,6 +90,8 @@ def test_results_page_and_tables(ranked_campaign, client, admin_user):
                                                               ("wmt13", "inter"), ("wmt13", "intra")}
     inter = next(a for a in agreement if a["pairing"] == "wmt08" and a["kind"] == "inter")
     assert inter["comparisons"] > 0 and 0 < inter["p_agree"] < 1
+    assert "Bradley–Terry leaderboard" in text
+    check_bradley_terry(ranked_campaign, client)
 
 
 def test_reference_ranking_gives_spearman_equal_to_scipy(ranked_campaign, client, admin_user):
@@ -178,3 +180,21 @@ def test_workers_on_probation_count_unless_the_strict_filter_is_chosen(db, clien
     assert stored_rows(campaign, "systems") == []
     client.force_login(get_user_model().objects.create_superuser("boss", "b@x.y", "pw"))
     assert "None of the" in client.get(f"/results/{campaign.slug}/").content.decode()
+
+
+def check_bradley_terry(ranked_campaign, client):
+    """The Bradley–Terry part on a ranking campaign (docs/methods.md §8.8): the counted outcomes (gold filter
+    applied) are its battles, and the API gives the stats core's fit on them, in the true order. (Called from
+    test_results_page_and_tables, so that the suite simulates no further campaign.)"""
+    from evaluation.families.common.bradley_terry import analyse
+    from evaluation.families.ranking.bootstrap import ranking_battles
+    from evaluation.stats import bradley_terry as bt
+
+    body = client.get(f"/api/campaigns/{ranked_campaign.slug}/bradley_terry/").json()
+    battles = ranking_battles(ranked_campaign, ranked_campaign.results.last_judgment_id)
+    fitted = bt.fit(bt.pair_counts(battles.a, battles.b, battles.outcome, len(SYSTEMS)))
+    assert body["status"] == "ready" and body["battles"] == battles.size and body["bootstrap"] == "done"
+    assert {r["system"]: r["score"] for r in body["results"]} == pytest.approx(
+        dict(zip(battles.names, fitted.score, strict=True)), abs=1e-7)
+    assert [r["system"] for r in body["results"]] == SYSTEMS
+    assert analyse(battles, "davidson")[1][0]["score"] == pytest.approx(body["results"][0]["score"], abs=1e-9)

@@ -91,7 +91,8 @@ class Offers:
     #: Spearman's rho against a reference ranking the researcher enters in the admin (docs/methods.md §8).
     reference_ranking: bool = False
     #: The shared result parts the family offers (`evaluation.parts`), each shown where it applies to a campaign
-    #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media).
+    #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media;
+    #: bradley_terry: every campaign of a family that declares its `battles`).
     parts: tuple[str, ...] = ("instruction-following", "media-split")
 
 
@@ -124,6 +125,12 @@ class Family:
     def compute_study(self, campaigns: list) -> dict[int, CampaignResults | None]:
         """Compute the campaigns of one study that belong to this family; by default each on its own."""
         return {campaign.pk: self.compute(campaign) for campaign in campaigns}
+
+    def battles(self, campaign, last_id: int):
+        """The judgments up to `last_id` as battles between two systems (`common.battles.Battles`), for the
+        Bradley–Terry part (docs/methods.md §8.8), where the family's data compare systems two at a time and it
+        offers that part (`Offers.parts`); the default: None, no battles."""
+        return None
 
     def missing(self, campaign, header: CampaignResults) -> list[dict]:
         """What the stored results still lack (a pilot), each `{"what", "text"}`; empty when they are complete.

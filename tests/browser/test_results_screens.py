@@ -108,6 +108,16 @@ def _login(context, live_server, user):
     context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
 
 
+def _desktop_page(browser, live_server, user):
+    """A 1,280-wide page logged in as `user`, with the script errors it raises collected."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    _login(context, live_server, user)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
 def test_results_pages_screenshots(live_server, browser):
     rng = random.Random(2018)
     user = get_user_model().objects.create_user("screens", password="pw", is_staff=True)
@@ -124,11 +134,7 @@ def test_results_pages_screenshots(live_server, browser):
     _spread_over_time(pairwise, rng, hours=30)
     compute_results(pairwise)
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    _login(context, live_server, user)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = _desktop_page(browser, live_server, user)
     for campaign, shot, figures in ((da, "results-da.png", 7), (pairwise, "results-pairwise.png", 4)):
         response = page.goto(f"{live_server.url}/results/{campaign.slug}/")
         assert response.status == 200
@@ -137,5 +143,44 @@ def test_results_pages_screenshots(live_server, browser):
         # the row of CSV links wraps: the page is never wider than the window (it was 1,599 px at 1,280)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1280
         page.screenshot(path=str(DOCS / shot), full_page=True)
+    assert not errors
+    context.close()
+
+
+def _arena_file(rng: random.Random) -> list[bytes]:
+    """1,200 arena battles among six models of known strength, a sixth of them ties."""
+    import json
+    import math
+
+    strength = {"gpt-4o": 1.1, "claude-3.5-sonnet": 1.0, "gemini-1.5-pro": 0.7, "llama-3-70b": 0.2,
+                "mixtral-8x22b": -0.2, "qwen-7b-chat": -0.9}
+    models = list(strength)
+    lines = []
+    for k in range(1200):
+        a, b = rng.sample(models, 2)
+        if rng.random() < 1 / 6:
+            winner = "tie (bothbad)" if rng.random() < 0.3 else "tie"
+        else:
+            winner = "model_a" if rng.random() < 1 / (1 + math.exp(strength[b] - strength[a])) else "model_b"
+        lines.append(json.dumps({"model_a": a, "model_b": b, "winner": winner, "judge": f"arena_user_{k % 90}",
+                                 "tstamp": 1.7e9 + 60 * k}) + "\n")
+    return [line.encode() for line in lines]
+
+
+def test_arena_results_show_the_bradley_terry_leaderboard(live_server, browser):
+    """An imported arena campaign's page shows per-model strengths (docs/methods.md §8.8), not only side shares."""
+    user = get_user_model().objects.create_user("arena", password="pw", is_staff=True)
+    arena = import_judgments(_arena_file(random.Random(2024)), fmt="arena", name="Arena battles", owner=user).campaign
+    compute_results(arena)
+    context, page, errors = _desktop_page(browser, live_server, user)
+    assert page.goto(f"{live_server.url}/results/{arena.slug}/").status == 200
+    section = page.locator("#bradley_terry")
+    assert section.locator("#bt-table tbody tr").count() == 6
+    assert section.locator("#bt-table tbody tr").first.locator("td.name").inner_text() in ("gpt-4o",
+                                                                                          "claude-3.5-sonnet")
+    assert section.locator("#bt-matrix tbody tr").count() == 6 and "Davidson (1970)" in section.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page.locator("nav.toc a[href='#bradley_terry']").inner_text() == "Bradley–Terry leaderboard"
+    section.screenshot(path=str(DOCS / "results-arena-bradley-terry.png"))
     assert not errors
     context.close()

@@ -79,3 +79,45 @@ def test_a_review_keeps_changes_deletes_and_adds(live_server, browser):
     phone = Judgment.objects.filter(campaign=stage, annotator__external_id="reviewer-phone").first()
     assert {e["action"] for e in phone.answer["review"]} == {"kept"} and phone.answer["added"] == []
     assert Client().get(f"/c/{stage.slug}/start/", {"worker_id": "judge-1"}).status_code != 302
+
+
+def test_a_review_of_an_anthea_pass_restores_an_error_it_deleted(live_server, browser):
+    """An imported Anthea judgment made over a prior rater's pass: its review lists the deleted error struck through,
+    Restore brings it back, and the answer says which (docs/methods.md §9.4). Desktop and phone screenshots:
+    mqm-review-anthea.png, mqm-review-anthea-phone.png."""
+    import io
+    import json
+
+    from annotation.services.judgment_import import import_judgments
+    from annotation.services.stages import add_stages
+
+    from ..test_anthea_format import evaluation
+
+    record = evaluation(errors=[
+        {"location": "translation", "prefix": "Die ", "selected": "Katze", "type": "Accuracy",
+         "subtype": "Mistranslation", "severity": "major"},
+        {"location": "translation", "prefix": "Die Katze ", "selected": "saß", "type": "Fluency",
+         "subtype": "Grammar", "severity": "minor", "marked_deleted": True}])
+    record["results"][1]["visited"] = False  # one item to review
+    campaign = import_judgments(io.BytesIO(json.dumps(record).encode()), fmt="anthea", name="Anthea").campaign
+    [stage] = add_stages(campaign, {"review": "judges", "reviewers": 2})  # one on a desktop, one on a phone
+    phone = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+    for width, height, shot, options in ((1200, 900, "mqm-review-anthea.png", {}),
+                                         (390, 844, "mqm-review-anthea-phone.png", phone)):
+        with open_page(browser, width, height, **options) as page:
+            start_hit(page, live_server, stage.slug, f"reviewer-{width}")
+            box = page.locator("#sr-deleted-box")
+            expect(box).to_be_visible()
+            expect(box.locator(".sr-item")).to_have_count(1)
+            expect(box.locator(".sr-item s")).to_have_text("“saß” — Minor, Fluency/Grammar")
+            box.locator(".sr-restore").click()
+            expect(box.locator(".sr-item")).to_have_class("sr-item sr-restored")
+            _keep_all(page)
+            page.locator(".vas-track").scroll_into_view_if_needed()
+            click_slider(page, 0.6)
+            page.screenshot(path=str(_shots() / shot), full_page=True)
+            status, body, _ = post_of(page, lambda: page.click("#submit"))
+            assert status == 201 and body["restored"] == [0], body
+            assert not page.js_errors
+    for stored in Judgment.objects.filter(campaign=stage):
+        assert [s["origin"] for s in stored.spans] == ["kept", "restored"] and stored.answer["restored"] == [0]

@@ -65,6 +65,7 @@ def test_a_starting_worker_knows_the_families_tasks():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "evaluation.families.ranking.bootstrap.trueskill_runs" in out.stdout
+    assert "evaluation.families.common.bradley_terry.bradley_terry_runs" in out.stdout
 
 
 def test_capabilities_are_declared_with_defaults():
@@ -72,7 +73,9 @@ def test_capabilities_are_declared_with_defaults():
     assert Family.stability_scores == ("z", "raw") and Family.presets == ()
     offers = {f.name: f.offers for f in all_families()}
     assert offers["direct-assessment"] == Offers(power=True, calibration=True)
-    assert offers["ranking"] == Offers(reference_ranking=True)
+    assert offers["ranking"] == Offers(reference_ranking=True,
+                                       parts=("instruction-following", "media-split", "bradley_terry"))
+    assert "bradley_terry" in offers["pairwise"].parts and "bradley_terry" not in offers["direct-assessment"].parts
     assert get_family("error-spans").stability_scores == ("z",)
 
 

@@ -5,10 +5,15 @@ the translation. The first pass is another judge's finished annotation (`review`
 an imported `mqm-tsv` or `esa-jsonl` file), or the campaign file's automatic `error_spans` (`review` =
 `prefilled`). A reviewer never gets a HIT holding their own first pass.
 
+An imported Anthea judgment made over a prior rater's pass (docs/api.md §5.10) brings the prior rater's errors its
+rater deleted (`first_pass_deleted`, with `prior_rater`): the reviewer sees them struck through and may restore any.
+
 The answer: `{"item", "review": [one entry per first-pass span, in order: {"action": "kept"} | {"action":
-"changed", "span": {...}} | {"action": "deleted"}], "added": [spans], "score"}`. Stored: `spans`, the reviewed spans
-each with its `origin` (kept, changed, added), `score`, and `answer`, the first pass and the review apart:
-`{"first_rater", "first_pass", "review": [{"action", "from", "to"?}], "added"}`.
+"changed", "span": {...}} | {"action": "deleted"}], "added": [spans], "restored": [indices into the deleted
+errors], "score"}` (`restored` optional). Stored: `spans`, the reviewed spans each with its `origin` (kept, changed,
+added, restored), `score`, and `answer`, the first pass and the review apart: `{"first_rater", "first_pass",
+"review": [{"action", "from", "to"?}], "added"}`, with `"prior_rater", "first_pass_deleted", "restored"` where the
+item has deleted errors.
 """
 from __future__ import annotations
 
@@ -53,12 +58,17 @@ class SpanReview(ErrorSpans):
         payload = super().item_payload(item)
         payload["prefilled"] = []
         payload["first_pass"] = list(item.payload.get("first_pass") or ())
+        payload["first_pass_deleted"] = list(item.payload.get("first_pass_deleted") or ())
         return payload
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
-        require_only(body, {"item", "review", "added", "score"}, '{"item", "review", "added", "score"}')
-        review, added = body.get("review"), body.get("added", [])
+        require_only(body, {"item", "review", "added", "restored", "score"},
+                     '{"item", "review", "added", "restored"?, "score"}')
+        review, added, restored = body.get("review"), body.get("added", []), body.get("restored", [])
+        if not isinstance(restored, list) or not all(isinstance(k, int) and not isinstance(k, bool)
+                                                     for k in restored) or len(set(restored)) != len(restored):
+            raise JudgmentError("'restored' must be a list of distinct indices into the first pass's deleted errors")
         if not isinstance(review, list):
             raise JudgmentError("'review' must be a list: one {\"action\": \"kept\"|\"changed\"|\"deleted\"} per "
                                 "first-pass span, in order")
@@ -75,7 +85,8 @@ class SpanReview(ErrorSpans):
                 raise JudgmentError(f"review {k}: unexpected field {extra[0][:40]!r} for a {entry['action']} span")
             if entry["action"] == "changed" and not isinstance(entry.get("span"), dict):
                 raise JudgmentError(f"review {k}: a changed span needs 'span', what it became")
-        return {"score": require_number(body, "score", 0, 100), "answer": {"review": review, "added": added}}
+        return {"score": require_number(body, "score", 0, 100),
+                "answer": {"review": review, "added": added, "restored": restored}}
 
     def check_answer(self, item, fields: dict) -> None:
         """Each first-pass span accounted for exactly once, a changed span really changed, every span (kept,
@@ -106,6 +117,12 @@ class SpanReview(ErrorSpans):
                      else _normalised({}, text, severities, categories, f"added span {k}")
                      for k, span in enumerate(added)]
         reviewed += [{**span, "origin": "added"} for span in new_spans]
+        deleted, restored = list(item.payload.get("first_pass_deleted") or ()), fields["answer"]["restored"]
+        if any(not 0 <= k < len(deleted) for k in restored):
+            raise JudgmentError(f"'restored' names a deleted error the first pass does not have (it has "
+                                f"{len(deleted)})")
+        reviewed += [{**_normalised(deleted[k], text, severities, categories, f"restored error {k}"),
+                      "origin": "restored"} for k in sorted(restored)]
         try:
             check_spans([{k: v for k, v in s.items() if k != "origin"} for s in reviewed], text, severities,
                         categories)
@@ -115,6 +132,9 @@ class SpanReview(ErrorSpans):
         fields["spans"] = reviewed
         fields["answer"] = {"first_rater": item.payload.get("rater", ""), "first_pass": first, "review": entries,
                             "added": new_spans}
+        if deleted:
+            fields["answer"].update(prior_rater=item.payload.get("prior_rater", ""), first_pass_deleted=deleted,
+                                    restored=sorted(restored))
 
     def hit_exposure(self, items) -> dict:
         return {"authors": sorted({i.payload["author"] for i in items if i.payload.get("author") is not None})}
@@ -142,9 +162,12 @@ class SpanReview(ErrorSpans):
                                             spans__isnull=False)
                     .order_by("pk").values_list("pk", "annotator_id", "annotator__external_id",
                                                 "annotator__user__username", "spans", "item__segment_id",
-                                                "item__output_id"))
-            ready = [(pk, author, external or username or str(author), spans, segment, output, {"judgment": pk})
-                     for pk, author, external, username, spans, segment, output in rows if (pk, None) not in used]
+                                                "item__output_id", "item__payload__anthea_prior_rater",
+                                                "item__payload__anthea_deleted"))
+            ready = [(pk, author, external or username or str(author), spans, segment, output,
+                      {"judgment": pk, **_prior_pass(prior, deleted)})
+                     for pk, author, external, username, spans, segment, output, prior, deleted in rows
+                     if (pk, None) not in used]
         by_author: dict = {}
         for row in ready:
             by_author.setdefault(row[1], []).append(row)
@@ -167,9 +190,9 @@ class SpanReview(ErrorSpans):
         from annotation.building.hit_layout import ItemPlan
 
         _, author, rater, spans, segment, output, key = row
-        first = [{k: s[k] for k in ("start", "end", "severity", "category") if k in s} for s in spans or ()
-                 if s.get("side") != "source" and s.get("severity") in severities
-                 and str(s.get("category", "")).lower() not in ("no-error", "no error")]
+        first = _reviewable(spans, severities)
+        if key.get("first_pass_deleted"):
+            key = {**key, "first_pass_deleted": _reviewable(key["first_pass_deleted"], severities)}
         return ItemPlan(position=position, set_index=position, item_type="system", segment_id=segment,
                         output_id=output, payload={**key, "author": author, "rater": rater, "first_pass": first})
 
@@ -181,6 +204,20 @@ class SpanReview(ErrorSpans):
 
     def export_values(self, payload: dict, options: dict, row: dict) -> dict:
         return {}
+
+
+def _reviewable(spans, severities) -> list[dict]:
+    """The errors in the translation a review takes (spans marked in the source, neutral and no-error ones are not
+    reviewed), as plain spans."""
+    return [{k: s[k] for k in ("start", "end", "severity", "category") if k in s} for s in spans or ()
+            if s.get("side") != "source" and s.get("location", "translation") == "translation"
+            and s.get("severity") in severities and str(s.get("category", "")).lower() not in ("no-error", "no error")]
+
+
+def _prior_pass(prior_rater, deleted) -> dict:
+    """What an imported Anthea judgment made over a prior rater's pass keeps for its review: the prior rater and
+    the errors of theirs it deleted (docs/api.md §5.10)."""
+    return {"prior_rater": prior_rater or "", "first_pass_deleted": list(deleted)} if deleted else {}
 
 
 #: The review stages, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).

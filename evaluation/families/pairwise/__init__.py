@@ -1,12 +1,13 @@
 """Pairwise ranking results (docs/methods.md §6-§7): preference counts per condition and rater, sign tests,
-spam misses and rater exclusion, majority votes and agreement."""
+spam misses and rater exclusion, majority votes and agreement; its judgments are battles for the Bradley–Terry
+leaderboard (§8.8), which gives an imported arena campaign its per-model strengths."""
 from __future__ import annotations
 
 from ...services.results_read import freshness
-from ..base import Family, Table
+from ..base import Family, Offers, Table
 from . import presenter
 from .serializers import RaterSerializer
-from .storage import compute_pairwise
+from .storage import compute_pairwise, pairwise_battles
 
 
 class PairwiseFamily(Family):
@@ -16,9 +17,14 @@ class PairwiseFamily(Family):
     sections = (("preferences", "Preferences"), ("workers", "Raters"), ("agreement", "Agreement"))
     endpoints = ("pairwise", "agreement")
     worker_table_serializer = RaterSerializer
+    offers = Offers(parts=(*Offers().parts, "bradley_terry"))
 
     def compute(self, campaign):
         return compute_pairwise(campaign)
+
+    def battles(self, campaign, last_id):
+        """Each judgment a battle between the systems shown (an arena battle's models): for Bradley–Terry."""
+        return pairwise_battles(campaign, last_id)
 
     def pairwise(self, campaign, params):
         """Per condition (criterion × unit), in total and per rater: a, b, t, the two-sided sign test

@@ -15,6 +15,8 @@ from ... import stats
 from ...models import CampaignResults, PairwiseResult, WorkerResult
 from ...services.storing import finite as _finite
 from ...services.storing import jsonable, replace_results
+from ...stats import bradley_terry as bt
+from ..common.battles import Battles
 
 CRITERIA = ("adequacy", "fluency")
 UNITS = ("document", "sentence")
@@ -145,3 +147,26 @@ def systems_table(systems: list[str], a: int, b: int, t: int, alpha: float = 0.0
              "cluster": int(ranked.cluster[i]) if ranked.cluster[i] > 0 else None, "p_value": _finite(p)}
             for i, name in enumerate(systems[:2])]
     return sorted(rows, key=lambda r: (r["rank"] or 3, r["system"]))
+
+
+def pairwise_battles(campaign: Campaign, last_id: int) -> Battles:
+    """The judgments up to `last_id` as battles (docs/methods.md §8.8): spam items and the raters the spam check
+    excluded (the stored results' unreliable workers) left out. Side A's system is a: an imported arena battle's
+    `model_a`, or the campaign system shown left; a tie stays a tie ("tie (bothbad)" keeps its code)."""
+    excluded = WorkerResult.objects.filter(campaign=campaign, reliable=False).values_list("annotator_id", flat=True)
+    rows = list(Judgment.objects.filter(campaign=campaign, id__lte=last_id).exclude(choice="")
+                .exclude(item__item_type="spam").exclude(annotator_id__in=list(excluded)).order_by("pk")
+                .values_list("choice", "item__payload__model_a", "item__payload__model_b", "item__payload__left",
+                             "item__payload__bothbad"))
+    systems = np.array(list(campaign.options.get("systems") or ["first", "second"])[:2], dtype=object)
+    if not rows:
+        return Battles([], np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
+    choice, model_a, model_b, left, bothbad = (np.array(column, dtype=object) for column in zip(*rows, strict=True))
+    named = np.array([m is not None for m in model_a], dtype=bool)
+    left = np.where(named, 0, np.array([int(v or 0) for v in left]) % 2).astype(np.int64)
+    shown_a = np.where(named, model_a, systems[left])
+    shown_b = np.where(named, model_b, systems[1 - left])
+    names, codes = np.unique(np.concatenate([shown_a, shown_b]).astype(str), return_inverse=True)
+    outcome = np.select([choice == "A", choice == "B", bothbad == True], [bt.A_WINS, bt.B_WINS, bt.TIE_BOTHBAD],  # noqa: E712
+                        bt.TIE)
+    return Battles(names.tolist(), codes[:len(rows)], codes[len(rows):], outcome.astype(np.int64))

@@ -1,12 +1,14 @@
 """Relative ranking results (docs/methods.md §8): pairwise expansion, ≥ others, > others, expected wins and
 TrueSkill with bootstrap rank ranges and clusters; gold accuracy and trust; Schulze combination with weighted
-votes; inter- and intra-annotator agreement in WMT's two pairings; Spearman's rho against a reference."""
+votes; inter- and intra-annotator agreement in WMT's two pairings; Spearman's rho against a reference; its
+outcomes are battles for the Bradley–Terry leaderboard (§8.8)."""
 from __future__ import annotations
 
 from ...services.results_read import freshness, stored_rows
 from ..base import Family, Offers, Table
 from . import bootstrap, presenter  # noqa: F401  (bootstrap registers its Celery task with every worker)
 from .analysis import SCORE_NAMES
+from .bootstrap import ranking_battles
 from .storage import compute_ranking
 
 
@@ -17,10 +19,14 @@ class RankingFamily(Family):
     sections = (("systems", "System scores"), ("head-to-head", "Head to head"), ("workers", "Workers and gold"),
                 ("agreement", "Agreement"), ("combined", "Combined judges"), ("spearman", "Against a reference"))
     endpoints = ("agreement", "head_to_head", "combined", "gold", "spearman")
-    offers = Offers(reference_ranking=True)
+    offers = Offers(reference_ranking=True, parts=(*Offers().parts, "bradley_terry"))
 
     def compute(self, campaign):
         return compute_ranking(campaign)
+
+    def battles(self, campaign, last_id):
+        """The counted pairwise outcomes of the rankings, for the Bradley–Terry leaderboard (§8.8)."""
+        return ranking_battles(campaign, last_id)
 
     def systems(self, campaign, params):
         """`systems/?score=<name>`: one of expected_wins (default), expected_wins_compared, geq_others, gt_others,

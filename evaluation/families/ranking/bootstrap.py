@@ -1,21 +1,20 @@
-"""TrueSkill's bootstrap runs as Celery subtasks (docs/methods.md §8): more workers on more machines finish
-sooner. Each subtask reloads the judgments the results cover (up to the same judgment id), runs its share of
-the runs (each run's resample is seeded by (seed, run), so the split does not change the answer) and stores
-its μ per run. Whichever subtask stores the last share turns all runs into rank ranges and clusters, under the
-campaign's row lock, so that happens exactly once; shares of a run that newer results superseded are dropped.
-A subtask lost with a worker is redelivered (late acknowledgement)."""
+"""TrueSkill's bootstrap runs as Celery subtasks (docs/methods.md §8; the mechanism, shared with Bradley–Terry's,
+is `common/bootstrap_shares.py`). Each subtask reloads the judgments the results cover (up to the same judgment
+id), runs its share of the runs and stores its μ per run; the last share in turns all runs into rank ranges and
+clusters. The ranking's outcomes are also the family's battles for the Bradley–Terry part (`ranking_battles`)."""
 from __future__ import annotations
 
 import numpy as np
 from celery import shared_task
 from django.conf import settings
-from django.db import transaction
 
 from annotation.models import Campaign
 
 from ...models import CampaignResults, ResultTable
 from ...services.storing import finite, jsonable
 from ...stats import trueskill as ts
+from ..common.battles import Battles
+from ..common.bootstrap_shares import current, gather_share, run_chunks
 from ..common.ranked import system_names
 from ..common.slots import load_slots
 from .analysis import counted_outcomes
@@ -30,18 +29,30 @@ def runs_per_task() -> int:
 
 def start_trueskill_bootstrap(campaign_id: int, last_id: int, runs: int) -> int:
     """Queue the subtasks of `runs` bootstrap runs; how many subtasks."""
-    size = runs_per_task()
-    chunks = [list(range(start, min(start + size, runs))) for start in range(0, runs, size)]
+    chunks = run_chunks(runs, runs_per_task())
     for index, chunk in enumerate(chunks):
         trueskill_runs.delay(campaign_id, last_id, index, len(chunks), chunk)
     return len(chunks)
 
 
+def _counted(campaign: Campaign, last_id: int):
+    """The outcomes the results of `last_id` counted, the options and the systems' names."""
+    options = options_of(campaign)
+    names = system_names(campaign)
+    return counted_outcomes(load_slots(campaign, last_id), len(names), options).outcomes, options, names
+
+
+def ranking_battles(campaign: Campaign, last_id: int) -> Battles:
+    """The pairwise outcomes the ranking counts (docs/methods.md §8: gold filter, reference rule) as battles, the
+    system shown first as a; a rank tie is a tie."""
+    outcomes, _, names = _counted(campaign, last_id)
+    return Battles.from_results(names, outcomes.first, outcomes.second, outcomes.result)
+
+
 def bootstrap_mu(campaign: Campaign, last_id: int, runs: list[int]) -> np.ndarray:
     """μ per system for each of `runs`, on the outcomes the results of `last_id` counted."""
-    options = options_of(campaign)
-    n_systems = len(system_names(campaign))
-    outcomes = counted_outcomes(load_slots(campaign, last_id), n_systems, options).outcomes
+    outcomes, options, names = _counted(campaign, last_id)
+    n_systems = len(names)
     winner, loser, drawn = ts.winner_loser(outcomes.first, outcomes.second, outcomes.result)
     return ts.trueskill_bootstrap(winner, loser, drawn, n_systems, runs, options.seed, options.trueskill)
 
@@ -49,28 +60,12 @@ def bootstrap_mu(campaign: Campaign, last_id: int, runs: list[int]) -> np.ndarra
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def trueskill_runs(campaign_id: int, last_id: int, index: int, n_chunks: int, runs: list[int]) -> dict:
     campaign = Campaign.objects.filter(pk=campaign_id).first()
-    if campaign is None or not _current(campaign_id, last_id):
+    if campaign is None or not current(campaign_id, last_id):
         return {"campaign": campaign_id, "status": "superseded"}
     mu = bootstrap_mu(campaign, last_id, runs)
-    with transaction.atomic():
-        Campaign.objects.select_for_update().filter(pk=campaign_id).values_list("pk", flat=True).first()
-        if not _current(campaign_id, last_id):
-            return {"campaign": campaign_id, "status": "superseded"}
-        ResultTable.objects.update_or_create(campaign=campaign, name=RUNS_TABLE, variant=f"{last_id}:{index}",
-                                             defaults={"columns": ["runs", "mu"],
-                                                       "rows": [{"runs": runs, "mu": mu.tolist()}]})
-        stored = ResultTable.objects.filter(campaign=campaign, name=RUNS_TABLE, variant__startswith=f"{last_id}:")
-        if stored.count() < n_chunks:
-            return {"campaign": campaign_id, "status": f"share {index + 1} of {n_chunks} stored"}
-        mu_runs = np.concatenate([np.array(t.rows[0]["mu"], dtype=np.float64).reshape(len(t.rows[0]["runs"]), -1)
-                                  for t in stored])
-        _store_ranges(campaign, mu_runs)
-        stored.delete()
-    return {"campaign": campaign_id, "status": f"{mu_runs.shape[0]} runs done"}
-
-
-def _current(campaign_id: int, last_id: int) -> bool:
-    return CampaignResults.objects.filter(campaign_id=campaign_id, last_judgment_id=last_id).exists()
+    status = gather_share(campaign, RUNS_TABLE, last_id, index, n_chunks, runs, mu,
+                          lambda mu_runs: _store_ranges(campaign, mu_runs))
+    return {"campaign": campaign_id, "status": status}
 
 
 def _store_ranges(campaign: Campaign, mu_runs: np.ndarray) -> None:
@@ -99,4 +94,4 @@ def _store_ranges(campaign: Campaign, mu_runs: np.ndarray) -> None:
     header.save(update_fields=["summary"])
 
 
-__all__ = ["start_trueskill_bootstrap", "trueskill_runs"]
+__all__ = ["ranking_battles", "start_trueskill_bootstrap", "trueskill_runs"]

@@ -6,7 +6,9 @@
    added as on the error-span screen. Submit is enabled once every first-pass span is kept, changed or deleted
    and the slider has been moved; the line beside it says what is still missing. The answer:
    {"review": [{"action": "kept"} | {"action": "changed", "span"} | {"action": "deleted"}, one per first-pass
-   span in order], "added": [spans], "score"}. */
+   span in order], "added": [spans], "score"}, and "restored" (indices) where the first pass was made over an
+   earlier rater's (an imported Anthea file): that rater's errors the first pass deleted are listed struck
+   through, each with a Restore toggle. */
 (function () {
   "use strict";
   var box = document.getElementById("error-spans");
@@ -20,6 +22,8 @@
   var expandEl = document.getElementById("es-expand");
   var listEl = document.getElementById("sr-list");
   var firstBox = document.getElementById("sr-first");
+  var deletedBox = document.getElementById("sr-deleted-box");
+  var deletedEl = document.getElementById("sr-deleted");
   var waitingEl = document.getElementById("sr-waiting");
   var button = document.getElementById("submit");
   var statement = document.getElementById("statement").textContent;
@@ -31,6 +35,7 @@
   var sending = false;
   var firsts = [];      // per first-pass span: {original, span (the editor's object), decided}
   var editing = null;   // the first-pass entry whose extent is being edited
+  var priorDeleted = []; // an earlier rater's errors the first pass deleted: {span, restored}
 
   function contextRow(segment, far, withSource) {
     var row = element("div", "es-row" + (far ? " es-far" : ""));
@@ -178,6 +183,21 @@
     });
   }
 
+  function renderDeleted() {
+    deletedEl.textContent = "";
+    deletedBox.hidden = !priorDeleted.length;
+    priorDeleted.forEach(function (d, k) {
+      var li = deletedEl.appendChild(element("li", "sr-item " + (d.restored ? "sr-restored" : "sr-deleted")));
+      li.dataset.index = String(k);
+      li.appendChild(element(d.restored ? "span" : "s", "sr-what", describe(d.span)));
+      li.appendChild(element("span", "sr-state", d.restored ? "restored" : "deleted in the first pass"));
+      li.appendChild(element("span", "sr-actions")).appendChild(action("Restore", "sr-restore", function () {
+        d.restored = !d.restored;
+        update();
+      }, d.restored));
+    });
+  }
+
   function missing() {
     var open = firsts.filter(function (f) { return stateOf(f) === "open"; }).length;
     var parts = [];
@@ -189,6 +209,7 @@
   function update() {
     if (!editor) { return; }
     renderList();
+    renderDeleted();
     var left = missing();
     waitingEl.textContent = left.length ? "Still to do: " + left.join("; ") + "." : "";
     button.disabled = sending || left.length > 0;
@@ -204,7 +225,12 @@
       return {action: state};
     });
     var added = editor.spans.filter(function (s) { return s.first === undefined; }).map(plain);
-    hit.submit({review: review, added: added, score: slider.value});
+    var answer = {review: review, added: added, score: slider.value};
+    if (priorDeleted.length) {
+      answer.restored = [];
+      priorDeleted.forEach(function (d, k) { if (d.restored) { answer.restored.push(k); } });
+    }
+    hit.submit(answer);
   }
   button.addEventListener("click", submit);
 
@@ -251,6 +277,7 @@
         return {original: original, span: span || {start: original.start, end: original.end,
                                                     severity: original.severity, first: n}, decided: false};
       });
+      priorDeleted = (item.first_pass_deleted || []).map(function (span) { return {span: span, restored: false}; });
       targetEl.textContent = "";
       targetEl.appendChild(editor.line);
       toolsEl.textContent = "";
