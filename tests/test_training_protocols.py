@@ -165,7 +165,8 @@ BETA = {"score": [60, 100]}
 
 def contrastive_lines(tutorials=1) -> list[bytes]:
     lines = [{"doc_id": f"d{d}", "seg_id": s + 1, "source": f"Quelle {d}.{s}.",
-              "systems": {n: f"The {n} output {d}.{s} has words." for n in SYSTEMS}} for d in range(2) for s in range(3)]
+              "systems": {n: f"The {n} output {d}.{s} has words." for n in SYSTEMS}}
+             for d in range(2) for s in range(3)]
     for t in range(tutorials):
         lines.append({"doc_id": "tutorial", "seg_id": t + 1, "source": "Ein Beispiel.", "tutorial": True,
                       "systems": {"alpha": TEXT, "beta": "A sentence for the tutorial."},
