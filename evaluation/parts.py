@@ -10,9 +10,10 @@ from annotation.models import Campaign
 from .families import family_of
 from .families.common.instructions import INSTRUCTION_FOLLOWING
 from .families.common.media_split import MEDIA_SPLIT
+from .families.common.training import TRAINING
 
 #: Every part, by name.
-PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT)}
+PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT, TRAINING)}
 
 
 def offered(family) -> list:

@@ -91,8 +91,9 @@ class Offers:
     #: Spearman's rho against a reference ranking the researcher enters in the admin (docs/methods.md §8).
     reference_ranking: bool = False
     #: The shared result parts the family offers (`evaluation.parts`), each shown where it applies to a campaign
-    #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media).
-    parts: tuple[str, ...] = ("instruction-following", "media-split")
+    #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media;
+    #: training: campaigns with tutorial items that carry an expected answer).
+    parts: tuple[str, ...] = ("instruction-following", "media-split", "training")
 
 
 class Family:
