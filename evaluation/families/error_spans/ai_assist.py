@@ -1,7 +1,7 @@
 """ESA^AI in the results (docs/methods.md#esa-ai): when a campaign sent the outputs its automatic system found
 error-free only at a rate (`ai_error_free_rate` < 1), the system scores are replaced by the post-stratified
-Hájek scores (`evaluation.stats.esa_ai`), the significance matrix by its paired z-tests and the clusters are
-drawn again from them; the systems table gains the naive score and the interval, and the summary says how
+Hájek scores (`evaluation.stats.esa_ai`), the scores per domain by the Hájek mean within each domain, the
+significance matrix by its paired z-tests and the clusters are drawn again from them; the systems table gains the naive score and the interval, and the summary says how
 much of the judging the rule saved and how far the ranking moved against the naive one.
 
 An output is AI-clean when the campaign file gave it an empty `error_spans` list (stored as `spans = []`); it was
@@ -73,8 +73,10 @@ def correct(campaign, result: SpanAnalysis, system_pks: list[int], domain_of_doc
     both = present.T.astype(np.int64) @ present.astype(np.int64)
     significance = es.PairedSignificance(p=scores.p, n=both, method="esa-ai-z")
     clusters = stats.clusters(np.where(ranked, scores.score, np.nan), scores.p, alpha, rule=cluster_rule)
+    domain_scores = np.full_like(result.domain_scores, np.nan)  # per domain: the Hájek mean within the domain
+    domain_scores[:, :scores.group_score.shape[0]] = scores.group_score.T
     corrected = replace(result, system_score=scores.score, ranked=ranked, significance=significance,
-                        clusters=clusters)
+                        clusters=clusters, domain_scores=domain_scores)
     figures = AiAssist(rate=rate, scores=scores, naive=result.system_score, budget=budget_saved(clean, sent, present),
                        tau=kendall_tau(scores.score, result.system_score))
     return corrected, figures
