@@ -30,7 +30,8 @@ def ai_lines(documents=4, per_doc=5, domains=("news",)) -> list[str]:
     for d in range(documents):
         for s in range(per_doc):
             record = {"doc_id": f"doc-{d}", "seg_id": s + 1, "source": f"Quelle {d}.{s} mit Wörtern.",
-                      "domain": domains[d % len(domains)], "systems": {n: f"The {n} translation of {d}.{s} with words." for n in SYSTEMS}}
+                      "domain": domains[d % len(domains)],
+                      "systems": {n: f"The {n} translation of {d}.{s} with words." for n in SYSTEMS}}
             if s > 0:
                 minor, major = {"start": 4, "end": 8, "severity": "minor"}, {"start": 0, "end": 3, "severity": "major"}
                 record["error_spans"] = {"alpha": [], "beta": [] if s % 2 else [minor], "gamma": [major]}
