@@ -2,7 +2,8 @@
 error-free only at a rate (`ai_error_free_rate` < 1), the system scores are replaced by the post-stratified
 Hájek scores (`evaluation.stats.esa_ai`), the scores per domain by the Hájek mean within each domain, the
 significance matrix by its paired z-tests and the clusters are drawn again from them; the systems table gains the
-naive score and the interval, and the summary says how much of the judging the rule saved and how far the ranking moved against the naive one.
+naive score and the interval, and the summary says how much of the judging the rule saved and how far the ranking
+moved against the naive one.
 
 An output is AI-clean when the campaign file gave it an empty `error_spans` list (stored as `spans = []`); it was
 sent when it has a `system` item. The population is every output of the segments that are not tutorial
