@@ -7,6 +7,7 @@ import io
 import json
 import random
 
+import numpy as np
 import pytest
 from django.test import Client
 
@@ -197,3 +198,24 @@ def test_scores_per_domain_are_the_hajek_mean_within_the_domain(api, researcher)
             assert domains[(name, domain)] == pytest.approx(hajek_by_hand(campaign, name, domain), abs=1e-9)
         # WMT24's macro average: the system score is the mean of its domains' Hájek means
         assert systems[name] == pytest.approx((domains[(name, "news")] + domains[(name, "speech")]) / 2, abs=1e-9)
+
+
+def test_the_stability_bootstrap_scores_with_the_corrected_estimator(api, researcher):
+    from evaluation.families.error_spans.stability import stability_data
+    from evaluation.stats import stability as core
+
+    campaign = span_campaign(lines=ai_lines(documents=6, domains=("news", "speech")), ai_error_free_rate=0.5,
+                             perturbation_rate=0.0, min_items=1, redundancy=2)
+    campaign.owner = researcher
+    campaign.save()
+    judge_all(campaign)
+    assert family_of(campaign).compute(campaign) is not None
+    stored = {r["system"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]}
+    last = Judgment.objects.filter(campaign=campaign).order_by("-pk").values_list("pk", flat=True).first()
+    data = stability_data(campaign, "all", "z", last)
+    assert data.strata is not None and data.n_segments == 30  # every non-tutorial segment is drawn, judged or not
+    observed, _, _ = core.weighted_scores(data, np.ones((1, data.n_workers)), np.ones((1, data.n_segments)))
+    for k, name in enumerate(data.systems):  # the bootstrap's full-data scores are the stored corrected ones
+        assert observed[0, k] == pytest.approx(stored[name]["score"], abs=1e-9)
+        if stored[name]["ai_clean"] > stored[name]["ai_clean_judged"]:  # not the naive mean the core gave before
+            assert observed[0, k] != pytest.approx(stored[name]["naive_score"], abs=1e-6)
