@@ -183,13 +183,20 @@ def hajek_by_hand(campaign, name: str, domain: str | None = None) -> float:
     return (sum(flagged) + imputed) / (len(flagged) + n_clean)
 
 
-def test_scores_per_domain_are_the_hajek_mean_within_the_domain(api, researcher):
+@pytest.fixture
+def two_domains(researcher):
+    """An ESA^AI campaign (rate 0.5) of 30 segments in two domains, judged by two workers, results computed."""
     campaign = span_campaign(lines=ai_lines(documents=6, domains=("news", "speech")), ai_error_free_rate=0.5,
                              perturbation_rate=0.0, min_items=1, redundancy=2)
     campaign.owner = researcher
     campaign.save()
     judge_all(campaign)
     assert family_of(campaign).compute(campaign) is not None
+    return campaign
+
+
+def test_scores_per_domain_are_the_hajek_mean_within_the_domain(api, two_domains):
+    campaign = two_domains
     domains = {(r["system"], r["domain"]): r["score"] for r in
                api.get(f"/api/campaigns/{campaign.slug}/domains/").json()["results"]}
     systems = {r["system"]: r["score"] for r in api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]}
@@ -200,16 +207,11 @@ def test_scores_per_domain_are_the_hajek_mean_within_the_domain(api, researcher)
         assert systems[name] == pytest.approx((domains[(name, "news")] + domains[(name, "speech")]) / 2, abs=1e-9)
 
 
-def test_the_stability_bootstrap_scores_with_the_corrected_estimator(api, researcher):
+def test_the_stability_bootstrap_scores_with_the_corrected_estimator(api, two_domains):
     from evaluation.families.error_spans.stability import stability_data
     from evaluation.stats import stability as core
 
-    campaign = span_campaign(lines=ai_lines(documents=6, domains=("news", "speech")), ai_error_free_rate=0.5,
-                             perturbation_rate=0.0, min_items=1, redundancy=2)
-    campaign.owner = researcher
-    campaign.save()
-    judge_all(campaign)
-    assert family_of(campaign).compute(campaign) is not None
+    campaign = two_domains
     stored = {r["system"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]}
     last = Judgment.objects.filter(campaign=campaign).order_by("-pk").values_list("pk", flat=True).first()
     data = stability_data(campaign, "all", "z", last)
