@@ -203,7 +203,9 @@ def _problems(check: Check, expected: dict, where: str = "") -> list[str]:
         else:
             parts.append(f"an error{where} marked with the wrong {miss['problem']} (expected "
                          f"{miss[miss['problem']]}, not {miss.get('given') or 'none'})")
-    if check.score_wrong:
+    if check.score_wrong and "spans" not in expected:  # a slider without numbers (Direct Assessment)
+        parts.append("a rating in another part of the line (below)")
+    elif check.score_wrong:
         parts.append(f"a score between {expected['score'][0]:g} and {expected['score'][1]:g}{where}")
     return parts
 

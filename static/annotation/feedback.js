@@ -40,9 +40,18 @@
       box.appendChild(marked(text, spans, missed));
     }
     if (expected.score) {
-      box.appendChild(element("p", "fb-score" + (scoreWrong ? " fb-missed-text" : ""),
-                              "Expected score: between " + expected.score[0] + " and " + expected.score[1] + "."));
+      box.appendChild(element("p", "fb-score" + (scoreWrong ? " fb-missed-text" : ""), expected.spans ?
+        "Expected score: between " + expected.score[0] + " and " + expected.score[1] + "." :
+        "Expected rating: " + part(expected.score[0], expected.score[1]) + "."));
     }
+  }
+
+  /* A part of a slider that shows no numbers (Direct Assessment, whose expected answer has no spans). */
+  function part(low, high) {
+    if (low <= 0 && high >= 100) { return "anywhere on the line"; }
+    if (low <= 0) { return "in the left " + high + " % of the line"; }
+    if (high >= 100) { return "in the right " + (100 - low) + " % of the line"; }
+    return "between " + low + " % and " + high + " % of the way from the left end of the line";
   }
 
   function show(feedback, item) {
