@@ -32,6 +32,25 @@ def tutorial_lines(tutorials: int = 1) -> list[str]:
     return lines
 
 
+def tap_slider(phone, n: int = 0, fraction: float = 0.8) -> None:
+    track = phone.locator(".vas-track").nth(n)
+    track.scroll_into_view_if_needed()
+    box = track.bounding_box()
+    phone.touchscreen.tap(box["x"] + box["width"] * fraction, box["y"] + box["height"] / 2)
+
+
+def wrong_on_a_phone(phone, shown: str, shot: str) -> None:
+    """Submit the wrong answer already given on the phone: the feedback (`shown` visible) fits 390 px; screenshot."""
+    status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
+    assert status == 200
+    expect(phone.locator(shown).first).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    phone.evaluate("window.scrollTo(0, 0)")
+    phone.wait_for_timeout(300)
+    phone.screenshot(path=str(_shots() / shot), full_page=True)
+    assert phone.js_errors == []
+
+
 def test_loud_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
     loud = campaign(lines=tutorial_lines(), name="Museum tutorial, ESA", source_language="de")
     with open_page(browser, 1180, 860) as page:
@@ -66,17 +85,9 @@ def test_loud_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
     assert Judgment.objects.filter(annotator__external_id="trainee").count() == 1
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
         start_hit(phone, live_server, loud.slug, "trainee-phone")
-        phone.locator(".vas-track").scroll_into_view_if_needed()
-        box = phone.locator(".vas-track").bounding_box()
-        phone.touchscreen.tap(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
-        status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
-        assert status == 200
+        tap_slider(phone)
+        wrong_on_a_phone(phone, "#feedback mark.fb-expected", "tutorial-loud-phone.png")
         expect(phone.locator("#feedback mark.fb-expected")).to_have_text("closes")
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        phone.evaluate("window.scrollTo(0, 0)")
-        phone.wait_for_timeout(300)
-        phone.screenshot(path=str(_shots() / "tutorial-loud-phone.png"), full_page=True)
-        assert phone.js_errors == []
 
 
 def test_silent_checks_gate_a_careless_worker_who_then_sees_the_gate_page(live_server, browser):
@@ -177,17 +188,8 @@ def test_loud_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browse
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
         start_hit(phone, live_server, da.slug, "da-trainee-phone")
         phone.tap("#begin") if phone.locator("#begin").is_visible() else None
-        phone.locator(".vas-track").scroll_into_view_if_needed()
-        box = phone.locator(".vas-track").bounding_box()
-        phone.touchscreen.tap(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
-        status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
-        assert status == 200
-        expect(phone.locator("#feedback .fb-score")).to_be_visible()
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        phone.evaluate("window.scrollTo(0, 0)")
-        phone.wait_for_timeout(300)
-        phone.screenshot(path=str(_shots() / "tutorial-da-loud-phone.png"), full_page=True)
-        assert phone.js_errors == []
+        tap_slider(phone)
+        wrong_on_a_phone(phone, "#feedback .fb-score", "tutorial-da-loud-phone.png")
     assert TutorialTry.objects.filter(annotator__external_id="da-trainee").count() == 2
 
 
@@ -225,16 +227,9 @@ def test_contrastive_esa_tutorial_shows_each_column_and_takes_a_retry(live_serve
         start_hit(phone, live_server, ces.slug, "ces-trainee-phone")
         phone.tap("#begin") if phone.locator("#begin").is_visible() else None
         for n in range(2):
-            phone.locator(".vas-track").nth(n).focus()
-            phone.keyboard.press("PageUp")
-        status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
-        assert status == 200
+            tap_slider(phone, n, 0.6)
+        wrong_on_a_phone(phone, "#feedback h3.fb-column", "tutorial-contrastive-loud-phone.png")
         expect(phone.locator("#feedback h3.fb-column")).to_have_count(2)
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        phone.evaluate("window.scrollTo(0, 0)")
-        phone.wait_for_timeout(300)
-        phone.screenshot(path=str(_shots() / "tutorial-contrastive-loud-phone.png"), full_page=True)
-        assert phone.js_errors == []
 
 
 def test_silent_da_checks_gate_a_careless_worker_in_the_browser(live_server, browser):
