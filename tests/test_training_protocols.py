@@ -242,3 +242,10 @@ def test_contrastive_silent_checks_are_scattered_and_gate(django_capture_on_comm
             if response.status_code != 201:
                 break
     assert WorkerGate.objects.get(campaign=campaign).rule == "checks"
+
+
+@pytest.mark.django_db
+def test_mqm_side_by_side_refuses_expected_answers_instead_of_ignoring_them():
+    parsed = get_protocol("mqm-sxs").parse_options({"segments_per_hit": 6, "seed": 1, "perturbation_rate": 0})
+    with pytest.raises(CampaignFileError, match="not offered for mqm-sxs"):
+        import_campaign(contrastive_lines(), name="sxs training", protocol="mqm-sxs", parsed=parsed)
