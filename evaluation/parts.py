@@ -12,9 +12,10 @@ from .families import family_of
 from .families.common.bradley_terry import BRADLEY_TERRY
 from .families.common.instructions import INSTRUCTION_FOLLOWING
 from .families.common.media_split import MEDIA_SPLIT
+from .families.common.training import TRAINING
 
 #: Every part, by name.
-PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT, BRADLEY_TERRY)}
+PARTS = {part.name: part for part in (INSTRUCTION_FOLLOWING, MEDIA_SPLIT, TRAINING, BRADLEY_TERRY)}
 
 
 def offered(family) -> list:

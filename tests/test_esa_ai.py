@@ -7,6 +7,7 @@ import io
 import json
 import random
 
+import numpy as np
 import pytest
 from django.test import Client
 
@@ -23,14 +24,15 @@ pytestmark = pytest.mark.django_db
 QUALITY = {"alpha": 90.0, "beta": 75.0, "gamma": 60.0}
 
 
-def ai_lines(documents=4, per_doc=5) -> list[str]:
+def ai_lines(documents=4, per_doc=5, domains=("news",)) -> list[str]:
     """Every output has an AI verdict except segment 1 of each document: gamma's always flagged, alpha's and
-    beta's error-free on most segments; one tutorial line."""
+    beta's error-free on most segments; one tutorial line. Document d is in domain `domains[d % len(domains)]`."""
     lines = []
     for d in range(documents):
         for s in range(per_doc):
             record = {"doc_id": f"doc-{d}", "seg_id": s + 1, "source": f"Quelle {d}.{s} mit Wörtern.",
-                      "domain": "news", "systems": {n: f"The {n} translation of {d}.{s} with words." for n in SYSTEMS}}
+                      "domain": domains[d % len(domains)],
+                      "systems": {n: f"The {n} translation of {d}.{s} with words." for n in SYSTEMS}}
             if s > 0:
                 minor, major = {"start": 4, "end": 8, "severity": "minor"}, {"start": 0, "end": 3, "severity": "major"}
                 record["error_spans"] = {"alpha": [], "beta": [] if s % 2 else [minor], "gamma": [major]}
@@ -159,3 +161,63 @@ def test_scores_are_corrected_and_reported_in_the_api_csv_and_page(api, research
     page = browser.get(f"/results/{campaign.slug}/").content.decode()
     assert 'id="ai-assist-table"' in page and f"{round(100 * not_sent / total)}%" in page
     assert "Significance: paired z-test of the ESA^AI scores" in page
+
+
+def hajek_by_hand(campaign, name: str, domain: str | None = None) -> float:
+    """One system's post-stratified Hájek mean over its outputs (of one domain): judged items averaged over their
+    judges; unsent AI-clean outputs imputed with the mean of the judged AI-clean ones."""
+    outputs = SystemOutput.objects.filter(campaign=campaign, system__name=name).exclude(
+        segment_id__in=HitItem.objects.filter(hit__campaign=campaign, item_type="tutorial").values("segment_id"))
+    if domain is not None:
+        outputs = outputs.filter(segment__document__domain=domain)
+    judged: dict[int, list[float]] = {}
+    for segment, score in Judgment.objects.filter(campaign=campaign, item__item_type="system", item__output__in=outputs
+                                                  ).values_list("item__segment_id", "score"):
+        judged.setdefault(segment, []).append(score)
+    clean = set(outputs.filter(spans=[]).values_list("segment_id", flat=True))
+    means = {seg: sum(v) / len(v) for seg, v in judged.items()}
+    flagged = [m for seg, m in means.items() if seg not in clean]
+    clean_judged = [m for seg, m in means.items() if seg in clean]
+    n_clean = len(clean) if clean_judged else 0
+    imputed = sum(clean_judged) / len(clean_judged) * n_clean if clean_judged else 0.0
+    return (sum(flagged) + imputed) / (len(flagged) + n_clean)
+
+
+@pytest.fixture
+def two_domains(researcher):
+    """An ESA^AI campaign (rate 0.5) of 30 segments in two domains, judged by two workers, results computed."""
+    campaign = span_campaign(lines=ai_lines(documents=6, domains=("news", "speech")), ai_error_free_rate=0.5,
+                             perturbation_rate=0.0, min_items=1, redundancy=2)
+    campaign.owner = researcher
+    campaign.save()
+    judge_all(campaign)
+    assert family_of(campaign).compute(campaign) is not None
+    return campaign
+
+
+def test_scores_per_domain_are_the_hajek_mean_within_the_domain(api, two_domains):
+    campaign = two_domains
+    domains = {(r["system"], r["domain"]): r["score"] for r in
+               api.get(f"/api/campaigns/{campaign.slug}/domains/").json()["results"]}
+    systems = {r["system"]: r["score"] for r in api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]}
+    for name in SYSTEMS:
+        for domain in ("news", "speech"):
+            assert domains[(name, domain)] == pytest.approx(hajek_by_hand(campaign, name, domain), abs=1e-9)
+        # WMT24's macro average: the system score is the mean of its domains' Hájek means
+        assert systems[name] == pytest.approx((domains[(name, "news")] + domains[(name, "speech")]) / 2, abs=1e-9)
+
+
+def test_the_stability_bootstrap_scores_with_the_corrected_estimator(api, two_domains):
+    from evaluation.families.error_spans.stability import stability_data
+    from evaluation.stats import stability as core
+
+    campaign = two_domains
+    stored = {r["system"]: r for r in api.get(f"/api/campaigns/{campaign.slug}/systems/").json()["results"]}
+    last = Judgment.objects.filter(campaign=campaign).order_by("-pk").values_list("pk", flat=True).first()
+    data = stability_data(campaign, "all", "z", last)
+    assert data.strata is not None and data.n_segments == 30  # every non-tutorial segment is drawn, judged or not
+    observed, _, _ = core.weighted_scores(data, np.ones((1, data.n_workers)), np.ones((1, data.n_segments)))
+    for k, name in enumerate(data.systems):  # the bootstrap's full-data scores are the stored corrected ones
+        assert observed[0, k] == pytest.approx(stored[name]["score"], abs=1e-9)
+        if stored[name]["ai_clean"] > stored[name]["ai_clean_judged"]:  # not the naive mean the core gave before
+            assert observed[0, k] != pytest.approx(stored[name]["naive_score"], abs=1e-6)

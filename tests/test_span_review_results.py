@@ -2,16 +2,22 @@
 MQM spans reviewed through the annotator API: scores from the reviewed spans beside the first pass's, change counts
 by category and severity, exact and lenient precision and recall, the later of a reviewer's two judgments winning;
 offered by the API endpoint and the CSV downloads from any stage of the task."""
+import json
+
+import numpy as np
 import pytest
+import scipy.stats as sps
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Hit, HitItem, Judgment, new_token
+from annotation.protocols import get_protocol
+from annotation.services.campaign_import import import_campaign
 from evaluation.families import family_of
 from evaluation.services.results_read import stored_rows
 
-from .conftest import post_answer
+from .conftest import post_answer, start
 from .test_span_review import FIRST, TEXTS, first_pass, review_campaign, reviewing, span
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +58,8 @@ def test_review_results_by_hand(django_capture_on_commit_callbacks):
     family_of(stage).compute(stage)  # a review stage computes its task's results, on the first stage
     # MQM (Google weights): first pass -(5 + 1 + 1) and -5; reviewed -(5 + 1 + 5) and 0 (the later judgment).
     assert stored_rows(campaign, "review_systems") == [
-        {"system": "alpha", "score_name": "mqm", "reviews": 2, "first_pass_score": -6.0, "reviewed_score": -5.5}]
+        {"system": "alpha", "score_name": "mqm", "reviews": 2, "items": 2, "first_pass_score": -6.0,
+         "reviewed_score": -5.5, "rank": None, "rank_range": None, "cluster": None}]  # below WMT24's 100 items
     changes = {(r["category"], r["severity"]): (r["kept"], r["changed"], r["deleted"])
                for r in stored_rows(campaign, "review_changes")}
     assert changes == {("Accuracy/Mistranslation", "major"): (0, 1, 0), ("Accuracy/Mistranslation", "minor"): (0, 0, 1),
@@ -80,3 +87,66 @@ def test_review_results_by_hand(django_capture_on_commit_callbacks):
     assert page.status_code == 200
     section = page.content.decode().split('id="review"')[1].split("</section>")[0]
     assert "Review of the first pass" in section and "judge-1" in section and "50%" in section
+
+
+SYSTEMS = ("alpha", "beta", "gamma")
+
+
+def _reviewed_score(system: str, segment: int) -> float:
+    """alpha far above; beta and gamma close, each better on some segments (no ties within a pair)."""
+    return {"alpha": 80.0 + segment, "beta": 50.0 + (segment * 7) % 5, "gamma": 50.5 + (segment * 3) % 5}[system]
+
+
+def _ranked_review_task(django_capture_on_commit_callbacks, preset: str):
+    """An ESA task whose file's automatic spans are reviewed: 3 systems × 16 segments in two domains, one reviewer
+    scoring every review by `_reviewed_score`."""
+    lines = [json.dumps({"doc_id": f"d{seg // 8}", "seg_id": seg % 8 + 1, "source": f"Quelle {seg}.",
+                         "domain": ("news", "speech")[seg // 8],
+                         "systems": {name: f"The {name} translation {seg} reads well." for name in SYSTEMS},
+                         "error_spans": {name: [{"start": 4, "end": 9, "severity": "minor"}] for name in SYSTEMS}})
+             for seg in range(16)]
+    parsed = get_protocol("esa").parse_options({"segments_per_hit": 16, "seed": 1, "perturbation_rate": 0.0,
+                                                "review": "prefilled", "review_items_per_hit": 48, "min_items": 0,
+                                                "statistics_preset": preset})
+    campaign = import_campaign([(line + "\n").encode() for line in lines], name="ranked review", protocol="esa",
+                               parsed=parsed).campaign
+    stage = Campaign.objects.get(stage_input=campaign)
+    judge = Client()  # one HIT of the first stage judged (the task's results are stored with its first stage)
+    first = start(judge, campaign, "judge-1")
+    while not (state := judge.get(f"/api/hit/{first}/").json()).get("done"):
+        assert post_answer(judge, first, {"item": state["item"]["id"], "spans": [], "score": 50}).status_code == 201
+    client, token = reviewing(stage)
+    with django_capture_on_commit_callbacks(execute=True):
+        while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+            item = HitItem.objects.select_related("output__system", "segment").get(pk=state["item"]["id"])
+            seg = int(item.output.text.split()[3])
+            body = {"review": [{"action": "kept"}], "added": [],
+                    "score": _reviewed_score(item.output.system.name, seg)}
+            assert post_answer(client, token, {"item": item.pk, **body}).status_code == 201
+    family_of(stage).compute(stage)
+    return campaign
+
+
+@pytest.mark.parametrize("preset", ["wmt24-esa", "wmt25-esa"])
+def test_reviewed_scores_get_the_presets_test_and_clusters_against_scipy(django_capture_on_commit_callbacks, preset):
+    campaign = _ranked_review_task(django_capture_on_commit_callbacks, preset)
+    scores = {name: np.array([_reviewed_score(name, seg) for seg in range(16)]) for name in SYSTEMS}
+    p = {(r["system"], r["opponent"]): r for r in stored_rows(campaign, "review_significance")}
+    for a in SYSTEMS:
+        for b in SYSTEMS:
+            if a == b:
+                continue
+            d = scores[a] - scores[b]
+            if preset == "wmt24-esa":  # per domain two-sided Wilcoxon, Stouffer: z = Σ Φ⁻¹(1 − p_d) / √k
+                p_d = [sps.wilcoxon(d[k:k + 8], zero_method="wilcox", correction=False).pvalue for k in (0, 8)]
+                want = 1 - sps.norm.cdf(sum(sps.norm.ppf(1 - x) for x in p_d) / np.sqrt(2))
+            else:  # one-sided Wilcoxon that a scores higher, on the shared items
+                want = sps.wilcoxon(d, zero_method="wilcox", correction=False, alternative="greater").pvalue
+            assert p[(a, b)]["p_value"] == pytest.approx(want, rel=1e-9)
+            assert p[(a, b)]["shared_items"] == 16 and p[(a, b)]["method"] == preset.split("-")[0]
+    systems = {r["system"]: r for r in stored_rows(campaign, "review_systems")}
+    assert systems["alpha"]["reviewed_score"] == pytest.approx(scores["alpha"].mean())
+    assert systems["alpha"]["items"] == 16 and systems["alpha"]["rank"] == 1
+    assert systems["alpha"]["cluster"] == 1 and systems["alpha"]["rank_range"] == [1, 1]
+    assert {systems["beta"]["cluster"], systems["gamma"]["cluster"]} == {2}  # beta and gamma not separated
+    assert sorted([systems["beta"]["rank_range"], systems["gamma"]["rank_range"]]) == [[2, 3], [2, 3]]

@@ -82,25 +82,32 @@ def test_bad_expected_answers_are_refused_at_import_naming_the_segment():
 
 
 @pytest.mark.django_db
-def test_import_refuses_expected_answers_off_tutorial_lines_and_in_contrastive_esa():
+@pytest.mark.parametrize("protocol", ["esa", "contrastive-esa"])
+def test_import_refuses_expected_answers_off_tutorial_lines_or_with_a_bad_span(protocol):
     lines = training_lines(extra={"tutorial": False})
     with pytest.raises(CampaignFileError, match="needs \"tutorial\": true"):
-        training_campaign(lines=lines)
+        training_campaign(protocol, lines=lines)
     with pytest.raises(CampaignFileError, match="segment 1: 'expected' of 'alpha': span 0: severity must be one of"):
-        training_campaign(lines=training_lines(expected={"spans": [{"start": 0, "end": 2, "severity": "huge"}]}))
-    with pytest.raises(CampaignFileError, match="not contrastive-esa"):
-        training_campaign(protocol="contrastive-esa")
+        training_campaign(protocol, lines=training_lines(expected={"spans": [{"start": 0, "end": 2,
+                                                                               "severity": "huge"}]}))
 
 
 # --- the flows through the annotator API --------------------------------------------------------------------------
 
+def enter(client, campaign, worker: str) -> tuple[str, dict]:
+    """A worker's HIT token and its first state, which never holds the expected answer."""
+    token = start(client, campaign, worker)
+    state = client.get(f"/api/hit/{token}/").json()
+    assert '"expected"' not in json.dumps(state)
+    return token, state
+
+
 @pytest.mark.django_db
 def test_loud_tutorial_shows_what_was_missed_and_takes_a_retry(django_capture_on_commit_callbacks):
     campaign, client = training_campaign(), Client()
-    token = start(client, campaign, "w1")
-    state = client.get(f"/api/hit/{token}/").json()
+    token, state = enter(client, campaign, "w1")
     item = state["item"]["id"]
-    assert '"expected"' not in json.dumps(state) and "major" not in json.dumps(state["item"]["prefilled"])
+    assert "major" not in json.dumps(state["item"]["prefilled"])
     with django_capture_on_commit_callbacks(execute=True):
         first = post_answer(client, token, {"item": item, **WRONG})
     assert first.status_code == 200
@@ -141,14 +148,14 @@ def test_a_loud_tutorial_still_wrong_at_the_last_try_gates_the_worker(django_cap
     assert listed.status_code == 403 and b"no further HITs for you" in listed.content
 
 
-def answer_checks(client, token: str, answers: list[dict]) -> list:
-    """Answer the HIT's items in order, each silent check with the next of `answers` and every other item with a
-    middling score, until the answers run out; the responses to the checks."""
+def answer_checks(client, token: str, answers: list[dict], other: dict | None = None) -> list:
+    """Answer the HIT's items in order, each silent check with the next of `answers` and every other item with
+    `other` (a middling score), until the answers run out; the responses to the checks."""
     responses, left = [], list(answers)
     while left:
         state = client.get(f"/api/hit/{token}/").json()
         item = HitItem.objects.get(pk=state["item"]["id"])
-        body = left.pop(0) if item.item_type == "tutorial" else {"spans": [], "score": 50}
+        body = left.pop(0) if item.item_type == "tutorial" else (other or {"spans": [], "score": 50})
         response = post_answer(client, token, {"item": item.pk, **body})
         assert response.status_code == 201 and "feedback" not in response.json()
         if item.item_type == "tutorial":

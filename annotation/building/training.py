@@ -1,19 +1,23 @@
 """Training with feedback and attention checks (docs/api.md §3 "Training", docs/methods.md §12.5).
 
 A tutorial line of the campaign file may carry an expected answer per system, `"expected": {"<system>":
-{"spans": [{"start", "end", "severity"?, "category"?}], "score": [low, high]}}`. The answer to such an item is
-checked on the server against it (`check_expected`); the expected answer reaches the judge's browser only after a
-wrong answer, in loud mode (`feedback`). Loud mode: a wrong answer is stored as a try and the judge tries again,
-until right or until `tutorial_tries` tries; silent mode: the answer is scored, stored and nothing is shown.
+{"spans": [{"start", "end", "severity"?, "category"?}], "score": [low, high]}}` (Direct Assessment: the score range
+only). `expected_answers` reads them for any protocol; the answer to such an item is checked on the server
+against it (`check_tutorial`; contrastive ESA: one expected answer per candidate column, `check_candidates`); the
+expected answer reaches the judge's browser only after a wrong answer, in loud mode (`feedback`).
+Loud mode: a wrong answer is stored as a try and the judge tries again, until right or until `tutorial_tries`
+tries; silent mode: the answer is scored, stored and nothing is shown.
 A failed tutorial, or too many failed silent checks (`checks_max_failed`), keeps the judge out through the live
 reliability gate (evaluation/services/training_gate.py). Pure functions here, and the options; no database.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from annotation.protocols.options import Option
+
+from .hit_layout import CampaignContent, HitPlanError
 
 LOUD, SILENT = "loud", "silent"
 DEFAULT_TRIES, DEFAULT_OVERLAP, DEFAULT_MAX_FAILED = 3, 0.5, 2.0
@@ -34,6 +38,9 @@ TRAINING_OPTIONS = (
            "(a whole number, 1 or more), or once this share of their checks failed (a number below 1).",
            minimum=0.01, maximum=1000, target="options", default_text="2 (failed checks)"),
 )
+
+#: The training options of a protocol whose answer is a score alone (Direct Assessment): no spans to overlap.
+SCORE_TRAINING_OPTIONS = tuple(o for o in TRAINING_OPTIONS if o.name != "tutorial_overlap")
 
 
 def mode(options: dict) -> str:
@@ -63,11 +70,14 @@ class ExpectedError(ValueError):
     """A campaign file's expected answer that cannot be checked; the message says why."""
 
 
-def parse_expected(value, text: str, severities: Sequence[str], categories: Sequence[str] | None) -> dict:
+def parse_expected(value, text: str, severities: Sequence[str] | None, categories: Sequence[str] | None) -> dict:
     """One system's expected answer, checked against the translation `text`: `{"spans": [...], "score"?: [lo,
     hi]}`, each span in bounds with an optional severity (one of `severities`) and category (one of
-    `categories`; MQM)."""
-    if not isinstance(value, dict) or not value or set(value) - {"spans", "score"}:
+    `categories`; MQM). `severities` None: a protocol without spans (Direct Assessment), `{"score": [lo, hi]}`."""
+    if severities is None:
+        if not isinstance(value, dict) or set(value) != {"score"}:
+            raise ExpectedError("must be {\"score\": [low, high]}: this protocol's answer is a score, without spans")
+    elif not isinstance(value, dict) or not value or set(value) - {"spans", "score"}:
         raise ExpectedError("must be an object with 'spans' and/or 'score'")
     spans = value.get("spans", [])
     if not isinstance(spans, list) or len(spans) > 50:
@@ -87,7 +97,7 @@ def parse_expected(value, text: str, severities: Sequence[str], categories: Sequ
             raise ExpectedError(f"span {i}: category must be one of the campaign's taxonomy" if categories
                                 else f"span {i}: this protocol takes no category")
         checked.append({k: span[k] for k in ("start", "end", "severity", "category") if k in span})
-    result: dict = {"spans": sorted(checked, key=lambda s: (s["start"], s["end"]))}
+    result: dict = {} if severities is None else {"spans": sorted(checked, key=lambda s: (s["start"], s["end"]))}
     if "score" in value:
         score = value["score"]
         if (not isinstance(score, list) or len(score) != 2
@@ -98,13 +108,44 @@ def parse_expected(value, text: str, severities: Sequence[str], categories: Sequ
     return result
 
 
+def expected_answers(content: CampaignContent, parse_one: Callable[[object, str], dict]
+                     ) -> dict[int, dict[int, dict]]:
+    """The campaign file's expected answers (`expected` on tutorial lines), each read by `parse_one(value, the
+    system's translation)` (e.g. `parse_expected` with the campaign's severities): per segment index, per system
+    index. A bad one refuses the file (HitPlanError), naming the document, the segment and the system."""
+    found: dict[int, dict[int, dict]] = {}
+    if content.record is None:
+        return found
+    names = content.system_names
+    for segment in content.segments:
+        record = content.record(segment.index)
+        if "expected" not in record:
+            continue
+        where = f"document {segment.doc_id!r}, segment {segment.seg_id}: 'expected'"
+        given = record["expected"]
+        if not record.get("tutorial"):
+            raise HitPlanError(f"{where} needs \"tutorial\": true on the same line")
+        if not isinstance(given, dict) or not given or set(given) - set(names):
+            raise HitPlanError(f"{where} must be an object from system name to its expected answer")
+        for system, value in given.items():
+            try:
+                answer = parse_one(value, record["systems"][system])
+            except ExpectedError as exc:
+                raise HitPlanError(f"{where} of {system[:40]!r}: {exc}") from None
+            found.setdefault(segment.index, {})[names.index(system)] = answer
+    return found
+
+
 @dataclass
 class Check:
-    """The verdict on one answer: `passed`, and what was missed (for loud feedback and the stored try)."""
+    """The verdict on one answer: `passed`, and what was missed (for loud feedback and the stored try). With
+    candidate columns (contrastive ESA) each missed span names its `candidate`, and `scores_wrong` the columns
+    whose score is outside its range."""
 
     passed: bool
     missed: list[dict] = field(default_factory=list)
     score_wrong: bool = False
+    scores_wrong: list[str] = field(default_factory=list)
 
 
 def _overlap(a: dict, b: dict) -> int:
@@ -131,19 +172,61 @@ def check_expected(expected: dict, spans: list[dict], score: float | None, share
     return Check(passed=not missed and not score_wrong, missed=missed, score_wrong=score_wrong)
 
 
-def feedback(expected: dict, check: Check, tries: int, limit: int) -> dict:
-    """What a loud tutorial shows after a wrong answer: the whole expected answer, what was missed, tries left."""
-    left = max(0, limit - tries)
+def check_candidates(expected: dict[str, dict], spans: list[dict], scores: dict[str, float], share: float) -> Check:
+    """Check an answer of several candidate columns (contrastive ESA): each column with an expected answer (by
+    candidate key) as `check_expected` checks one translation, against its own spans (`span["candidate"]`) and
+    score; the answer passes when every such column does. Columns without an expected answer are not checked."""
+    missed, wrong = [], []
+    for key, want in expected.items():
+        own = [s for s in spans if s.get("candidate") == key]
+        check = check_expected(want, own, scores.get(key), share)
+        missed += [{**miss, "candidate": key} for miss in check.missed]
+        if check.score_wrong:
+            wrong.append(key)
+    return Check(passed=not missed and not wrong, missed=missed, score_wrong=bool(wrong), scores_wrong=wrong)
+
+
+def check_tutorial(item, spans: list[dict], score: float | None) -> Check | None:
+    """A tutorial item's answer checked against the expected answer in its payload (the one translation's spans
+    and score; at the campaign's `tutorial_overlap`); None for any other item. The protocols' `check_expected`."""
+    expected = (item.payload or {}).get("expected")
+    if item.item_type != "tutorial" or not expected:
+        return None
+    return check_expected(expected, spans, score, min_overlap(item.hit.campaign.options))
+
+
+def _problems(check: Check, expected: dict, where: str = "") -> list[str]:
     parts = []
     for miss in check.missed:
         if miss["problem"] == "not found":
-            parts.append("an error you did not mark (highlighted)")
+            parts.append(f"an error you did not mark{where} (highlighted)")
         else:
-            parts.append(f"an error marked with the wrong {miss['problem']} (expected {miss[miss['problem']]}, "
-                         f"not {miss.get('given') or 'none'})")
-    if check.score_wrong:
-        parts.append(f"a score between {expected['score'][0]:g} and {expected['score'][1]:g}")
+            parts.append(f"an error{where} marked with the wrong {miss['problem']} (expected "
+                         f"{miss[miss['problem']]}, not {miss.get('given') or 'none'})")
+    if check.score_wrong and "spans" not in expected:  # a slider without numbers (Direct Assessment)
+        parts.append("a rating in another part of the line (below)")
+    elif check.score_wrong:
+        parts.append(f"a score between {expected['score'][0]:g} and {expected['score'][1]:g}{where}")
+    return parts
+
+
+def feedback(expected: dict, check: Check, tries: int, limit: int, columns: Sequence[str] = ()) -> dict:
+    """What a loud tutorial shows after a wrong answer: the whole expected answer, what was missed, tries left.
+    Candidate columns (`expected["candidates"]`, by key): each problem names its column as the screen letters it,
+    translation A, B, … in the order of `columns` (the item's candidate keys)."""
+    left = max(0, limit - tries)
+    if "candidates" in expected:
+        parts = []
+        letters = {key: chr(ord("A") + i) for i, key in enumerate(columns)}
+        for key, want in expected["candidates"].items():
+            own = Check(False, [m for m in check.missed if m.get("candidate") == key], key in check.scores_wrong)
+            parts += _problems(own, want, f" in translation {letters.get(key, key)}")
+    else:
+        parts = _problems(check, expected)
     message = "The expected answer has " + "; ".join(parts) + "."
     message += f" Try again ({left} {'try' if left == 1 else 'tries'} left)." if left else ""
-    return {"passed": False, "tries": tries, "tries_left": left, "expected": expected, "missed": check.missed,
-            "score_wrong": check.score_wrong, "message": message}
+    shown = {"passed": False, "tries": tries, "tries_left": left, "expected": expected, "missed": check.missed,
+             "score_wrong": check.score_wrong, "message": message}
+    if "candidates" in expected:
+        shown["scores_wrong"] = check.scores_wrong
+    return shown

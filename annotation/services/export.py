@@ -10,7 +10,7 @@ from config.registry import LiveMapping
 from ..building import instructions
 from ..building.judgment_files import ExportFormat
 from ..building.media_records import has_media, shown_media
-from ..models import Campaign, Judgment
+from ..models import Campaign, HitItem, Judgment, TutorialTry
 from ..protocols import all_protocols, declared_objects
 
 COLUMNS = ["worker", "hit", "position", "item_type", "system", "doc_id", "seg_id", "score", "choice", "ranks", "z",
@@ -24,6 +24,22 @@ _SPAN_FIELDS = ["spans", "scores", "item__output__spans", "item__text"]
 CHUNK = 2000
 #: What a campaign with video or audio adds: the judge's media actions and seconds played (Judgment.media).
 MEDIA_COLUMNS = ["media_actions", "media_seconds"]
+
+
+#: What a campaign with tutorial items that carry an expected answer adds (docs/methods.md §12.5), on the judgments
+#: of those items: the number of the try the judge moved on with (1 when right at once) and whether it was right.
+TRAINING_COLUMNS = ["tutorial_tries", "tutorial_passed"]
+
+
+def has_training(campaign: Campaign) -> bool:
+    """Whether the campaign has tutorial items with an expected answer (its export then carries TRAINING_COLUMNS)."""
+    return HitItem.objects.filter(hit__campaign=campaign, item_type="tutorial", payload__has_key="expected").exists()
+
+
+def _final_tries(campaign: Campaign) -> dict[tuple[int, int], tuple[int, bool]]:
+    """(attempt, passed) of each final tutorial try, by (assignment, item): one per tutorial judgment."""
+    return {(a, i): (attempt, passed) for a, i, attempt, passed in TutorialTry.objects.filter(
+        campaign=campaign, final=True).values_list("assignment_id", "item_id", "attempt", "passed")}
 
 
 def has_clips(campaign: Campaign) -> bool:
@@ -49,7 +65,8 @@ def columns_for(campaign: Campaign) -> list[str]:
     protocol's own (e.g. sides), then `media` for a campaign with media, and the judge's media actions for one with
     video or audio."""
     return (COLUMNS + _instruction_columns(campaign) + list(campaign.protocol_spec.export_columns)
-            + (["media"] if has_media(campaign) else []) + (MEDIA_COLUMNS if has_clips(campaign) else []))
+            + (["media"] if has_media(campaign) else []) + (MEDIA_COLUMNS if has_clips(campaign) else [])
+            + (TRAINING_COLUMNS if has_training(campaign) else []))
 
 
 def _instruction_values(judged: dict | None) -> tuple:
@@ -86,10 +103,11 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
     extra = [*extra, *("item__segment__instructions", "instruction")[:len(shown)]]
     at = {name: k for k, name in enumerate(extra)}
     media = _MEDIA_FIELDS if has_media(campaign) else []
+    tries = _final_tries(campaign) if has_training(campaign) else None
     queryset = Judgment.objects.filter(campaign=campaign).order_by("pk").values_list(
-        "annotator_id", "media", *_FIELDS, *extra, *payload_fields, *media)
-    for (annotator_id, actions, external_id, username, hit, position, item_type, system, doc_id, seg_id, score,
-         choice, ranks, seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
+        "assignment_id", "item_id", "annotator_id", "media", *_FIELDS, *extra, *payload_fields, *media)
+    for (assignment_id, item_id, annotator_id, actions, external_id, username, hit, position, item_type, system,
+         doc_id, seg_id, score, choice, ranks, seconds, created_at, *rest) in queryset.iterator(chunk_size=5000):
         if media:
             *rest, segment_media, document_media = rest
         mean_sd = standardise.get(annotator_id)
@@ -119,6 +137,8 @@ def judgment_rows(campaign: Campaign, standardise: dict[int, tuple[float, float]
         if clips:
             row["media_actions"] = actions["actions"] if actions else None
             row["media_seconds"] = actions["seconds"] if actions else None
+        if tries is not None:
+            row["tutorial_tries"], row["tutorial_passed"] = tries.get((assignment_id, item_id), (None, None))
         yield row
 
 

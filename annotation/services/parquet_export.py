@@ -1,8 +1,8 @@
 """The judgment export as Parquet (docs/api.md §6.4, `?format=parquet`), for campaigns too large for CSV: the same
 rows and columns as the CSV export, written with pyarrow in row groups of `GROUP_ROWS` into a spooled temporary file
-(never the whole campaign in memory) and then streamed. Typed columns: `hit`, `position`, `seg_id` int64; `score`,
-`z`, `seconds` float64; every other column text, lists and objects (ranks, spans, answers) as JSON text, as in the
-CSV."""
+(never the whole campaign in memory) and then streamed. Typed columns: `hit`, `position`, `seg_id`, `tutorial_tries`
+int64; `score`, `z`, `seconds` float64; `tutorial_passed` bool; every other column text, lists and objects (ranks,
+spans, answers) as JSON text, as in the CSV."""
 from __future__ import annotations
 
 import json
@@ -17,7 +17,7 @@ READ_BYTES = 1 << 20
 #: Spooled in memory up to this size, then on disk.
 IN_MEMORY = 32 << 20
 TYPES = {"hit": pa.int64(), "position": pa.int64(), "seg_id": pa.int64(), "score": pa.float64(), "z": pa.float64(),
-         "seconds": pa.float64()}
+         "seconds": pa.float64(), "tutorial_tries": pa.int64(), "tutorial_passed": pa.bool_()}
 CONTENT_TYPE = "application/vnd.apache.parquet"
 
 

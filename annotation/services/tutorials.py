@@ -30,7 +30,12 @@ class Pending:
 
 
 def _answer(fields: dict) -> dict:
-    return {"spans": fields.get("spans") or [], "score": fields.get("score")}
+    """The answer as checked: spans and score (Direct Assessment: the score; contrastive ESA: the spans, each
+    naming its candidate, and `scores` by candidate)."""
+    answer = {"spans": fields.get("spans") or [], "score": fields.get("score")}
+    if "scores" in fields:
+        answer["scores"] = fields["scores"]
+    return answer
 
 
 def before_record(assignment: Assignment, item: HitItem, fields: dict, state_of_item) -> tuple[Pending | None, dict
@@ -63,7 +68,8 @@ def before_record(assignment: Assignment, item: HitItem, fields: dict, state_of_
     else:
         attempt -= 1
     state = state_of_item()
-    state["feedback"] = training.feedback(item.payload["expected"], check, attempt, limit)
+    columns = [c["key"] for c in item.payload.get("candidates", ())]
+    state["feedback"] = training.feedback(item.payload["expected"], check, attempt, limit, columns)
     return None, state
 
 

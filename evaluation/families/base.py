@@ -92,8 +92,9 @@ class Offers:
     reference_ranking: bool = False
     #: The shared result parts the family offers (`evaluation.parts`), each shown where it applies to a campaign
     #: (instruction following: campaigns with the option instruction_judgment; media split: campaigns with media;
+    #: training: campaigns with tutorial items that carry an expected answer;
     #: bradley_terry: every campaign of a family that declares its `battles`).
-    parts: tuple[str, ...] = ("instruction-following", "media-split")
+    parts: tuple[str, ...] = ("instruction-following", "media-split", "training")
 
 
 class Family:

@@ -42,6 +42,11 @@ def booktabs(columns: Sequence[tuple[str, str, str]], rows: Sequence[Mapping], f
     return "\n".join(lines)
 
 
+def percent(value) -> str:
+    """A share as a percentage with one decimal, `--` when missing."""
+    return "--" if value is None else f"{100 * value:.1f}"
+
+
 def _fixed(digits: int) -> Callable:
     return lambda value: "--" if value is None else f"{value:.{digits}f}".replace("-", "−")
 

@@ -72,6 +72,15 @@ def header_of(campaign: Campaign) -> CampaignResults | None:
         return None
 
 
+def stored_reader(name: str, columns: tuple[str, ...]):
+    """A download's `rows(campaign, params)` for the stored table `name`: its stored columns and rows, or `columns`
+    and no rows before it is stored (families/base.Table)."""
+    def read(campaign, params):
+        stored_columns, rows = stored_table(campaign, name)
+        return stored_columns or list(columns), rows
+    return read
+
+
 def stored_table(campaign: Campaign, name: str, variant: str = "") -> tuple[list[str], list[dict]]:
     """The columns and rows of a table stored in `ResultTable`, each row's keys in column order."""
     table = ResultTable.objects.filter(campaign=campaign, name=name, variant=variant).only("columns", "rows").first()

@@ -45,7 +45,8 @@ class AiSkipScores:
     mean of the judged items; counts of outputs and judged items per stratum (`flagged`, `clean`,
     `judged_flagged`, `judged_clean`); `no_clean_judged`, systems with AI-clean items none of which was judged
     (that stratum cannot be imputed and is left out). `covariance` between systems' scores, and `p[i, j]` the
-    two-sided paired z-test of score_i = score_j (NaN where not computable)."""
+    two-sided paired z-test of score_i = score_j (NaN where not computable). `group_score[g, s]`: the Hájek mean
+    within group g (a domain), (Σ_h N_h ȳ_h) / Σ_h N_h over its strata with a judged item (NaN where none)."""
 
     score: np.ndarray
     se: np.ndarray
@@ -59,6 +60,7 @@ class AiSkipScores:
     no_clean_judged: np.ndarray
     covariance: np.ndarray
     p: np.ndarray
+    group_score: np.ndarray
 
 
 def _matrices(score, clean, present, group):
@@ -137,7 +139,7 @@ def ipw_scores(score, clean, present=None, group=None, macro: bool = False, conf
                         flagged=flagged.astype(np.int64), clean=clean_n.astype(np.int64),
                         judged_flagged=n_judged[:, 0].sum(axis=0).astype(np.int64),
                         judged_clean=judged_clean.astype(np.int64), no_clean_judged=no_clean,
-                        covariance=covariance, p=p)
+                        covariance=covariance, p=p, group_score=np.where(size_g > 0, mean_g, np.nan))
 
 
 def bootstrap_scores(score, clean, present=None, group=None, macro: bool = False, n_boot: int = 2000,

@@ -1,7 +1,8 @@
 """Training and attention checks in Chromium (docs/api.md §8 "Training"): a loud tutorial that needs a retry, on a
 desktop and on a phone; a careless worker gated by silent checks (answered through the API) who then meets the
 gate's page; and "why is Submit disabled" scrolling to and outlining the first unfinished part. The screenshot
-tests write docs/screenshots/{tutorial-loud,tutorial-loud-phone,submit-why}.png when SCREENSHOT_DIR=docs."""
+tests write docs/screenshots/{tutorial-loud,tutorial-loud-phone,submit-why}.png when SCREENSHOT_DIR=docs; the DA and
+contrastive ESA tutorials and the silent DA checks (issue 27) write tutorial-da-*.png and tutorial-contrastive-*.png."""
 from __future__ import annotations
 
 import json
@@ -29,6 +30,25 @@ def tutorial_lines(tutorials: int = 1) -> list[str]:
                                  "tutorial": True, "systems": {"alpha": TUTORIAL, "beta": TUTORIAL},
                                  "expected": {"alpha": EXPECTED, "beta": EXPECTED}}, ensure_ascii=False))
     return lines
+
+
+def tap_slider(phone, n: int = 0, fraction: float = 0.8) -> None:
+    track = phone.locator(".vas-track").nth(n)
+    track.scroll_into_view_if_needed()
+    box = track.bounding_box()
+    phone.touchscreen.tap(box["x"] + box["width"] * fraction, box["y"] + box["height"] / 2)
+
+
+def wrong_on_a_phone(phone, shown: str, shot: str) -> None:
+    """Submit the wrong answer already given on the phone: the feedback (`shown` visible) fits 390 px; screenshot."""
+    status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
+    assert status == 200
+    expect(phone.locator(shown).first).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    phone.evaluate("window.scrollTo(0, 0)")
+    phone.wait_for_timeout(300)
+    phone.screenshot(path=str(_shots() / shot), full_page=True)
+    assert phone.js_errors == []
 
 
 def test_loud_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
@@ -65,17 +85,9 @@ def test_loud_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
     assert Judgment.objects.filter(annotator__external_id="trainee").count() == 1
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
         start_hit(phone, live_server, loud.slug, "trainee-phone")
-        phone.locator(".vas-track").scroll_into_view_if_needed()
-        box = phone.locator(".vas-track").bounding_box()
-        phone.touchscreen.tap(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
-        status, _, _ = post_of(phone, lambda: phone.tap("#submit"))
-        assert status == 200
+        tap_slider(phone)
+        wrong_on_a_phone(phone, "#feedback mark.fb-expected", "tutorial-loud-phone.png")
         expect(phone.locator("#feedback mark.fb-expected")).to_have_text("closes")
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        phone.evaluate("window.scrollTo(0, 0)")
-        phone.wait_for_timeout(300)
-        phone.screenshot(path=str(_shots() / "tutorial-loud-phone.png"), full_page=True)
-        assert phone.js_errors == []
 
 
 def test_silent_checks_gate_a_careless_worker_who_then_sees_the_gate_page(live_server, browser):
@@ -144,4 +156,103 @@ def test_why_submit_is_disabled_on_ranking_and_pairwise_screens(live_server, bro
         page.click("#why-submit")
         expect(page.locator("#why-message")).to_have_text("Choose one of these.")
         expect(page.locator("#pw-choices.why-highlight")).to_have_count(1)
+        assert page.js_errors == []
+
+
+def test_loud_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
+    """Direct Assessment: the tutorial's expected range is shown after a wrong score, on the slider's own terms."""
+    from tests.test_training_protocols import da_campaign
+
+    da = da_campaign(redundancy=2)
+    with open_page(browser, 1280, 800) as page:
+        token, state = start_hit(page, live_server, da.slug, "da-trainee")
+        assert state["item"]["candidate"] == "The museum closes on Sunday." and "expected" not in state["item"]
+        page.click("#begin") if page.locator("#begin").is_visible() else None
+        click_slider(page, 0.9)  # a high score for a wrong translation
+        status, _, wrong = post_of(page, lambda: page.click("#submit"))
+        assert status == 200 and wrong["feedback"]["score_wrong"]
+        feedback = page.locator("#feedback")
+        expect(feedback).to_be_visible()
+        expect(feedback.locator(".fb-score")).to_have_text("Expected rating: in the left 30 % of the line.")
+        expect(feedback.locator("mark")).to_have_count(0)  # no spans in DA
+        expect(page.locator("#progress-text")).to_have_text("1 / 21")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(_shots() / "tutorial-da-loud.png"), full_page=True)
+        click_slider(page, 0.1)
+        status, body, _ = post_of(page, lambda: page.click("#submit"))
+        assert status == 201 and body["score"] <= 30
+        expect(page.locator("#feedback")).to_be_hidden()
+        expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
+        expect(page.locator("#progress-text")).to_have_text("2 / 21")
+        assert page.js_errors == [] and page.csp == []
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
+        start_hit(phone, live_server, da.slug, "da-trainee-phone")
+        phone.tap("#begin") if phone.locator("#begin").is_visible() else None
+        tap_slider(phone)
+        wrong_on_a_phone(phone, "#feedback .fb-score", "tutorial-da-loud-phone.png")
+    assert TutorialTry.objects.filter(annotator__external_id="da-trainee").count() == 2
+
+
+def test_contrastive_esa_tutorial_shows_each_column_and_takes_a_retry(live_server, browser):
+    from tests.test_training_protocols import TEXT, contrastive_campaign
+
+    ces = contrastive_campaign(source_language="de", target_language="en", redundancy=2)
+    with open_page(browser, 1280, 900) as page:
+        token, state = start_hit(page, live_server, ces.slug, "ces-trainee")
+        page.click("#begin") if page.locator("#begin").is_visible() else None
+        columns = state["item"]["candidates"]
+        alpha = next(i for i, c in enumerate(columns) if c["text"] == TEXT)
+        for n in range(2):
+            page.locator(".vas-track").nth(n).focus()
+            page.keyboard.press("PageUp")  # 60: alpha's should be at most 50, beta's fits
+        status, _, wrong = post_of(page, lambda: page.click("#submit"))
+        assert status == 200 and len(wrong["feedback"]["missed"]) == 1
+        feedback = page.locator("#feedback")
+        expect(feedback.locator("h3.fb-column")).to_have_count(2)
+        letter = "AB"[alpha]
+        expect(feedback.locator(".fb-message")).to_contain_text(f"in translation {letter}")
+        expect(feedback.locator("mark.fb-missed")).to_have_text("example")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / "tutorial-contrastive-loud.png"), full_page=True)
+        drag_select(page, TEXT, 3, 10, n=alpha)
+        page.locator(".ces-col").nth(alpha).get_by_role("button", name="Major").click()
+        page.locator(".vas-track").nth(alpha).focus()
+        page.keyboard.press("PageDown")  # 50
+        status, body, _ = post_of(page, lambda: page.click("#submit"))
+        assert status == 201, body
+        expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
+        assert page.js_errors == [] and page.csp == []
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
+        start_hit(phone, live_server, ces.slug, "ces-trainee-phone")
+        phone.tap("#begin") if phone.locator("#begin").is_visible() else None
+        for n in range(2):
+            tap_slider(phone, n, 0.6)
+        wrong_on_a_phone(phone, "#feedback h3.fb-column", "tutorial-contrastive-loud-phone.png")
+        expect(phone.locator("#feedback h3.fb-column")).to_have_count(2)
+
+
+def test_silent_da_checks_gate_a_careless_worker_in_the_browser(live_server, browser):
+    """A careless worker (every translation at the top of the line) meets two silent checks among the DA items and
+    is stopped at the second; nothing on the way says which items were checks."""
+    from tests.test_training_protocols import da_campaign, da_lines
+
+    silent = da_campaign(lines=da_lines(tutorials=2), tutorial_mode="silent")
+    with open_page(browser, 1280, 800) as page:
+        start_hit(page, live_server, silent.slug, "careless")
+        page.click("#begin") if page.locator("#begin").is_visible() else None
+        for _ in range(22):
+            if not page.locator("#submit").is_visible():
+                break
+            click_slider(page, 0.98)
+            status, _, answer = post_of(page, lambda: page.click("#submit"))
+            assert status == 201 and "feedback" not in answer and "training" not in answer
+            if WorkerGate.objects.filter(campaign=silent).exists():
+                break
+        gate = WorkerGate.objects.get(campaign=silent, annotator__external_id="careless")
+        assert gate.rule == "checks" and gate.missed_share == 1.0
+        expect(page.locator("#feedback")).to_be_hidden()
+        page.goto(f"{live_server.url}/c/{silent.slug}/start/?worker_id=careless")
+        expect(page.locator("h1")).to_have_text("Thank you")
+        page.screenshot(path=str(_shots() / "tutorial-da-silent-gated.png"), full_page=True)
         assert page.js_errors == []

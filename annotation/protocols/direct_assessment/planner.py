@@ -24,7 +24,7 @@ original. `set_index` is the number of the unit in the HIT. Everything is driven
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Set
 
 from annotation.building.degradation import CannotDegrade
 from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
@@ -32,16 +32,17 @@ from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPl
 Unit = tuple[list[int], int]  # (segment indices of the document, system index)
 
 
-def _documents(content: CampaignContent) -> list[list[int]]:
+def _documents(content: CampaignContent, skip: Set[int]) -> list[list[int]]:
     documents: dict[int, list[int]] = {}
     for segment in content.segments:
-        documents.setdefault(segment.doc, []).append(segment.index)
+        if segment.index not in skip:
+            documents.setdefault(segment.doc, []).append(segment.index)
     return [documents[d] for d in sorted(documents)]
 
 
-def _units(content: CampaignContent, rng: random.Random) -> list[Unit]:
+def _units(content: CampaignContent, rng: random.Random, skip: Set[int]) -> list[Unit]:
     """Every (document, system), systems interleaved round by round with their documents shuffled."""
-    documents = _documents(content)
+    documents = _documents(content, skip)
     queues = []
     for system in range(len(content.system_names)):
         queue = [(doc, system) for doc in documents]
@@ -70,9 +71,10 @@ def _deal(units: list[Unit], budget: int) -> list[list[Unit]]:
 
 
 def plan_document_hits(content: CampaignContent, degrade: Callable[[str, random.Random], str], hit_size: int,
-                       rng: random.Random) -> list[list[ItemPlan]]:
-    """Every HIT of a document-level DA campaign (see the module's docstring)."""
-    units = _units(content, rng)
+                       rng: random.Random, skip: Set[int] = frozenset()) -> list[list[ItemPlan]]:
+    """Every HIT of a document-level DA campaign (see the module's docstring), without the segments in `skip`
+    (tutorial lines, placed by the strategy)."""
+    units = _units(content, rng, skip)
     if not units:
         raise HitPlanError("the file has no segments")
     return [_plan_hit(content, group, degrade, rng) for group in _deal(units, max(1, hit_size * 7 // 10))]

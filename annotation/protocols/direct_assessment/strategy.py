@@ -12,6 +12,15 @@ from annotation.building.hit_layout import HitPlanError
 from annotation.building.qc_hits import check_hit_size, plan_da_hits
 from annotation.building.screen_context import UNIT_ITEMS, unit_items
 from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
+from annotation.building.training import (
+    SCORE_TRAINING_OPTIONS,
+    SILENT,
+    check_tutorial,
+    expected_answers,
+    parse_expected,
+)
+from annotation.building.training import mode as training_mode
+from annotation.building.tutorial_plans import place_tutorials, tutorial_items, tutorial_plans, tutorial_segments
 from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.protocols.options import Option
@@ -63,6 +72,7 @@ DA_OPTIONS = (
            "2 some meaning preserved, 4 most meaning preserved and few grammar mistakes, 6 perfect meaning and "
            "grammar, at 0, 33.3, 66.7 and 100.", label="SQM labels", target="options", default_text="no"),
     *ADAPTIVE_OPTIONS,
+    *SCORE_TRAINING_OPTIONS,  # tutorial lines with an expected score range: loud training or silent checks
 )
 #: SQM's described marks (0–6 scale) at their places on the 0–100 slider (docs/methods.md §1.1).
 SQM_MARKS = (
@@ -121,10 +131,25 @@ class DirectAssessment(Protocol):
                 "quality-control items besides"]
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
+        """The HITs of the file's segments (docs/methods.md §2, §1.1); its tutorial lines (`"tutorial": true`, with
+        or without an expected score range) open every HIT as `tutorial` items, or, as silent attention checks
+        with expected answers, sit between its sets (documents) at random (docs/methods.md §12.5)."""
+        tutorial = tutorial_segments(content)
+        expected = expected_answers(content, lambda value, text: parse_expected(value, text, None, None))
+        if tutorial and options.get("adaptive"):
+            raise HitPlanError("tutorial lines are not offered with adaptive allocation, whose later batches are "
+                               "built from the campaign's outputs", field="adaptive", suggestion=False)
+        skip = set(tutorial)
         if options.get("document_mode"):
-            plans = plan_document_hits(content, self.degrade, hit_size, rng)
+            plans = plan_document_hits(content, self.degrade, hit_size, rng, skip)
         else:
-            plans = plan_da_hits(content.outputs, self.degrade, hit_size, rng)
+            n_systems = len(content.system_names)
+            outputs = [o for i, o in enumerate(content.outputs) if i // n_systems not in skip]
+            plans = plan_da_hits(outputs, self.degrade, hit_size, rng)
+        if tutorial:
+            items = tutorial_plans(tutorial_items(content, tutorial, expected, rng))
+            scatter = bool(expected) and training_mode(options) == SILENT
+            plans = [place_tutorials(hit, items, scatter, rng) for hit in plans]
         if options.get("sqm_labels"):  # on the items, so the screen needs no read of the campaign
             for hit in plans:
                 for plan in hit:
@@ -181,6 +206,10 @@ class DirectAssessment(Protocol):
         require_item_id(body)
         require_only(body, {"item", "score"}, '{"item", "score"}')
         return {"score": require_number(body, "score", 0, 100)}
+
+    def check_expected(self, item, fields: dict):
+        """A tutorial item's score against its expected range (building/training.py); None for any other item."""
+        return check_tutorial(item, [], fields["score"])
 
 
 #: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).

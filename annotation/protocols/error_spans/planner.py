@@ -26,6 +26,7 @@ import random
 from annotation.building.candidates import new_key
 from annotation.building.degradation import CannotDegrade, degrade_adequacy
 from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPlan
+from annotation.building.tutorial_plans import tutorial_items as tutorial_items_of
 
 
 def _is_tutorial(content: CampaignContent, index: int) -> bool:
@@ -81,22 +82,6 @@ def ai_error_free_draw(content: CampaignContent, documents: list[list[int]], rat
     return sent
 
 
-def _tutorial_items(content: CampaignContent, tutorial: list[int], expected: dict, rng: random.Random) -> list[dict]:
-    """One output per tutorial segment, its system drawn at random (among those with an expected answer, when the
-    line has any: the answer is then kept in the item's payload, which no screen is sent; building/training.py)."""
-    n_systems = len(content.system_names)
-    items = []
-    for s in tutorial:
-        answers = expected.get(s)
-        if not answers:
-            items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + rng.randrange(n_systems)]})
-            continue
-        system = sorted(answers)[rng.randrange(len(answers))]
-        items.append({"item_type": "tutorial", "output": content.outputs[s * n_systems + system],
-                      "payload": {"expected": answers[system]}})
-    return items
-
-
 def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
                    expected: dict | None = None, scatter: bool = False, ai_error_free_rate: float = 1.0
                    ) -> list[list[ItemPlan]]:
@@ -108,7 +93,7 @@ def plan_span_hits(content: CampaignContent, hit_size: int, perturbation_rate: f
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
     n_systems = len(content.system_names)
-    tutorial_items = _tutorial_items(content, tutorial, expected or {}, rng)
+    tutorial_items = tutorial_items_of(content, tutorial, expected or {}, rng)
     drawn = ai_error_free_draw(content, documents, ai_error_free_rate, rng)
     units = [[content.outputs[s * n_systems + system] for s in doc] for doc in documents for system in range(n_systems)]
     if drawn:
@@ -164,20 +149,29 @@ def _span_plans(items: list[dict]) -> list[ItemPlan]:
     return plans
 
 
-def plan_contrastive_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random
-                          ) -> list[list[ItemPlan]]:
+def plan_contrastive_hits(content: CampaignContent, hit_size: int, perturbation_rate: float, rng: random.Random,
+                          expected: dict | None = None, scatter: bool = False) -> list[list[ItemPlan]]:
     """HITs of whole documents with every system side by side (contrastive ESA): one item per segment, its
     candidates in one random column order per document; on a share of the screens one more column holds a
-    degraded copy of one of the outputs (kind `bad`, `of` naming the original's key)."""
+    degraded copy of one of the outputs (kind `bad`, `of` naming the original's key).
+    `expected`: per tutorial segment index, per system index, its expected answer, kept in the tutorial screen's
+    payload by candidate key (`{"expected": {"candidates": {key: answer}}}`; building/training.py).
+    `scatter` (silent attention checks): each tutorial screen goes between two documents at random, not first."""
     documents, tutorial = _documents(content)
     if not documents:
         raise HitPlanError("the file has no segments to judge (every line is a tutorial line)")
     names = content.system_names
+    expected = expected or {}
     units = list(documents)
     rng.shuffle(units)
     hits = []
     for runs in _deal(units, hit_size):
-        screens = [("tutorial", tutorial)] + [("system", run) for run in runs]
+        screens = [("system", run) for run in runs]
+        if scatter:  # from the last place back, so the earlier places stay where they were
+            for spot, segment in sorted(((rng.randrange(len(runs) + 1), s) for s in tutorial), key=lambda p: -p[0]):
+                screens.insert(spot, ("tutorial", [segment]))
+        else:
+            screens.insert(0, ("tutorial", tutorial))
         n_segments = sum(len(run) for run in runs)
         perturbed = set(rng.sample(range(n_segments), _perturbed_count(n_segments, perturbation_rate)))
         plans: list[ItemPlan] = []
@@ -187,12 +181,16 @@ def plan_contrastive_hits(content: CampaignContent, hit_size: int, perturbation_
             for segment in run:
                 taken: set[str] = set()
                 candidates = [{"key": new_key(taken), "kind": "system", "system": s, "name": names[s]} for s in order]
+                payload: dict = {"candidates": candidates}
                 if item_type == "system":
                     if counter in perturbed:
                         _add_bad_column(candidates, content, segment, taken, rng)
                     counter += 1
+                elif segment in expected:
+                    payload["expected"] = {"candidates": {c["key"]: expected[segment][c["system"]]
+                                                          for c in candidates if c["system"] in expected[segment]}}
                 plans.append(ItemPlan(position=len(plans), set_index=len(plans) // 10, item_type=item_type,
-                                      segment_id=segment, output_id=None, payload={"candidates": candidates}))
+                                      segment_id=segment, output_id=None, payload=payload))
         hits.append(plans)
     return hits
 

@@ -26,8 +26,9 @@ from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spa
 from annotation.building.training import (
     SILENT,
     TRAINING_OPTIONS,
-    ExpectedError,
-    check_expected,
+    check_candidates,
+    check_tutorial,
+    expected_answers,
     min_overlap,
     parse_expected,
 )
@@ -176,41 +177,15 @@ class ErrorSpans(Protocol):
                               ai_error_free_rate=options.get("ai_error_free_rate", 1.0))
 
     def expected_answers(self, content, options: dict) -> dict[int, dict[int, dict]]:
-        """The campaign file's expected answers (`expected` on tutorial lines; building/training.py), checked:
-        per segment index, per system index. A bad one refuses the file, naming the document and segment."""
-        found: dict[int, dict[int, dict]] = {}
-        if content.record is None:
-            return found
-        names = content.system_names
-        for segment in content.segments:
-            record = content.record(segment.index)
-            if "expected" not in record:
-                continue
-            where = f"document {segment.doc_id!r}, segment {segment.seg_id}: 'expected'"
-            given = record["expected"]
-            if self.contrastive:
-                raise HitPlanError(f"{where}: expected answers are for esa and mqm tutorials, not {self.name}")
-            if not record.get("tutorial"):
-                raise HitPlanError(f"{where} needs \"tutorial\": true on the same line")
-            if not isinstance(given, dict) or not given or set(given) - set(names):
-                raise HitPlanError(f"{where} must be an object from system name to its expected answer")
-            for system, value in given.items():
-                try:
-                    answer = parse_expected(value, record["systems"][system], self.severities(options),
-                                            self.categories(options))
-                except ExpectedError as exc:
-                    raise HitPlanError(f"{where} of {system[:40]!r}: {exc}") from None
-                found.setdefault(segment.index, {})[names.index(system)] = answer
-        return found
+        """The campaign file's expected answers (`expected` on tutorial lines; building/training.py), checked
+        against this campaign's severities and categories: per segment index, per system index."""
+        severities, categories = self.severities(options), self.categories(options)
+        return expected_answers(content, lambda value, text: parse_expected(value, text, severities, categories))
 
     def check_expected(self, item, fields: dict):
         """The answer to a tutorial item with an expected answer, checked (building/training.Check); None for any
         other item."""
-        expected = (item.payload or {}).get("expected")
-        if item.item_type != "tutorial" or not expected:
-            return None
-        options = item.hit.campaign.options or {}
-        return check_expected(expected, fields.get("spans") or [], fields.get("score"), min_overlap(options))
+        return check_tutorial(item, fields.get("spans") or [], fields.get("score"))
 
     def check_prefilled(self, content, options: dict) -> None:
         """The campaign file's AI-prefilled spans (`error_spans`) must be answers this campaign accepts: its
@@ -341,8 +316,19 @@ class ContrastiveEsa(ErrorSpans):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
-        self.expected_answers(content, options)
-        return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng)
+        expected = self.expected_answers(content, options)
+        return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng, expected,
+                                     scatter=bool(expected) and training_mode(options) == SILENT)
+
+    def check_expected(self, item, fields: dict):
+        """A tutorial screen's answer against its expected answers, one per candidate column that has one
+        (building/training.check_candidates over the checked spans, each naming its candidate, and the scores);
+        None for any other item."""
+        expected = (item.payload or {}).get("expected")
+        if item.item_type != "tutorial" or not expected:
+            return None
+        return check_candidates(expected["candidates"], fields["spans"], fields["scores"],
+                                min_overlap(item.hit.campaign.options))
 
     def item_payload(self, item) -> dict:
         options = item.hit.campaign.options or {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 
 from annotation.building.candidates import answers_every_key
+from annotation.building.hit_layout import HitPlanError
 from annotation.building.spans import SpanError, check_spans
 from annotation.protocols.base import JudgmentError, Screen, require_item_id, require_number, require_only
 from annotation.protocols.options import Option
@@ -52,6 +53,9 @@ class MqmSxs(ContrastiveEsa):
 
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
+        if self.expected_answers(content, options):  # refused, not silently left unchecked
+            raise HitPlanError("'expected' answers on tutorial lines are not offered for mqm-sxs (its tutorial "
+                               "screens are shown without checks); use esa, mqm or contrastive-esa")
         return plan_sxs_hits(content, hit_size, options.get("sxs_columns", 2), options["perturbation_rate"], rng)
 
     def item_payload(self, item) -> dict:

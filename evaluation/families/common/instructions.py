@@ -20,8 +20,8 @@ from annotation.models import Campaign, Judgment
 
 from ...charts.instructions import instruction_bars
 from ...models import ResultTable
-from ...services.latex import booktabs
-from ...services.results_read import freshness, stored_table
+from ...services.latex import booktabs, percent
+from ...services.results_read import freshness, stored_reader, stored_table
 from ...services.storing import jsonable
 from ...stats.instructions import ANSWERS, answer_shares, item_means, sign_tests
 from ..base import Table
@@ -124,8 +124,8 @@ class InstructionFollowing:
                 "pairs": stored_table(campaign, PAIRS_TABLE)[1], "test": "two-sided exact sign test"}
 
     def tables(self) -> list[Table]:
-        return [Table(SYSTEMS_TABLE, _stored(SYSTEMS_TABLE, SYSTEM_COLUMNS), _systems_latex),
-                Table(PAIRS_TABLE, _stored(PAIRS_TABLE, PAIR_COLUMNS), _pairs_latex)]
+        return [Table(SYSTEMS_TABLE, stored_reader(SYSTEMS_TABLE, SYSTEM_COLUMNS), _systems_latex),
+                Table(PAIRS_TABLE, stored_reader(PAIRS_TABLE, PAIR_COLUMNS), _pairs_latex)]
 
     def page_context(self, campaign: Campaign) -> dict:
         rows = stored_table(campaign, SYSTEMS_TABLE)[1]
@@ -138,19 +138,10 @@ SYSTEM_COLUMNS = ("system", "n", "mean_score", *(f"{a}{suffix}" for a in ANSWERS
 PAIR_COLUMNS = ("system_a", "system_b", "a_better", "b_better", "ties", "p_value")
 
 
-def _stored(name: str, columns: tuple[str, ...]):
-    def read(campaign, params):
-        stored_columns, rows = stored_table(campaign, name)
-        return stored_columns or list(columns), rows
-    return read
-
-
-def _share(value) -> str:
-    return "--" if value is None else f"{100 * value:.1f}"
 
 
 def _systems_latex(campaign, params) -> str:
-    rows = [{**r, **{f"{a}_ci": f"{_share(r[f'{a}_share'])} [{_share(r[f'{a}_low'])}, {_share(r[f'{a}_high'])}]"
+    rows = [{**r, **{f"{a}_ci": f"{percent(r[f'{a}_share'])} [{percent(r[f'{a}_low'])}, {percent(r[f'{a}_high'])}]"
                      for a in ANSWERS}} for r in stored_table(campaign, SYSTEMS_TABLE)[1]]
     return booktabs([("System", "system", "l"), ("n", "n", "r"), ("Yes % [95% CI]", "yes_ci", "r"),
                      ("Partly % [95% CI]", "partly_ci", "r"), ("No % [95% CI]", "no_ci", "r"),

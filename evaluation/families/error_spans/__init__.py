@@ -55,14 +55,14 @@ class ErrorSpansFamily(Family):
         return {**freshness(campaign).as_api(), "results": stored_rows(campaign, "segments")}
 
     def review(self, campaign, params):
-        """The review stage's results (review.py), from any stage of the task: `table=systems|changes|raters`
-        gives one table, none all three."""
+        """The review stage's results (review.py), from any stage of the task: `table=systems|changes|raters|
+        significance` gives one table, none all four."""
         from annotation.services.stages import first_stage
 
         root = first_stage(campaign)
         which = params.get("table")
         if which and f"review_{which}" not in REVIEW_TABLES:
-            raise BadQuery("table must be systems, changes or raters")
+            raise BadQuery("table must be systems, changes, raters or significance")
         names = [f"review_{which}"] if which else list(REVIEW_TABLES)
         return {**freshness(root).as_api(), **{name.removeprefix("review_"): stored_rows(root, name)
                                                 for name in names}}

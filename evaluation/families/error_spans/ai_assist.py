@@ -1,8 +1,9 @@
 """ESA^AI in the results (docs/methods.md#esa-ai): when a campaign sent the outputs its automatic system found
 error-free only at a rate (`ai_error_free_rate` < 1), the system scores are replaced by the post-stratified
-Hájek scores (`evaluation.stats.esa_ai`), the significance matrix by its paired z-tests and the clusters are
-drawn again from them; the systems table gains the naive score and the interval, and the summary says how
-much of the judging the rule saved and how far the ranking moved against the naive one.
+Hájek scores (`evaluation.stats.esa_ai`), the scores per domain by the Hájek mean within each domain, the
+significance matrix by its paired z-tests and the clusters are drawn again from them; the systems table gains the
+naive score and the interval, and the summary says how much of the judging the rule saved and how far the ranking
+moved against the naive one.
 
 An output is AI-clean when the campaign file gave it an empty `error_spans` list (stored as `spans = []`); it was
 sent when it has a `system` item. The population is every output of the segments that are not tutorial
@@ -40,11 +41,28 @@ def rate_of(campaign) -> float:
     return float((campaign.options or {}).get("ai_error_free_rate", 1.0) or 1.0)
 
 
-def correct(campaign, result: SpanAnalysis, system_pks: list[int], domain_of_document: dict[int, int],
-            macro: bool, alpha: float, cluster_rule: str) -> tuple[SpanAnalysis, AiAssist] | None:
-    """The analysis with corrected scores, tests and clusters, and the figures; None when the rule is off."""
-    rate = rate_of(campaign)
-    if rate >= 1 or campaign.protocol_spec.contrastive:
+@dataclass(frozen=True)
+class Population:
+    """The outputs the estimator counts, as (segment × system) matrices over `segments` (ids) and the systems in
+    pk order: `present` (a non-tutorial output), `clean` (AI-clean), `sent` (has a system item); `group`, each
+    segment's domain code."""
+
+    segments: np.ndarray
+    present: np.ndarray
+    clean: np.ndarray
+    sent: np.ndarray
+    group: np.ndarray
+
+    def as_rows(self) -> dict:
+        """One entry per present output: segment id, system code, group and verdict (stats.stability.prepare)."""
+        row, col = np.nonzero(self.present)
+        return {"segment": self.segments[row], "system": col, "group": self.group[row],
+                "clean": self.clean[row, col]}
+
+
+def population(campaign, system_pks: list[int], domain_of_document: dict[int, int]) -> Population | None:
+    """The campaign's ESA^AI population; None when the rule is off (or nothing is counted)."""
+    if rate_of(campaign) >= 1 or campaign.protocol_spec.contrastive:
         return None
     tutorial = HitItem.objects.filter(hit__campaign=campaign, item_type="tutorial").values("segment_id")
     outputs = np.array(list(SystemOutput.objects.filter(campaign=campaign).exclude(segment_id__in=tutorial)
@@ -64,6 +82,18 @@ def correct(campaign, result: SpanAnalysis, system_pks: list[int], domain_of_doc
     sent[row, col] = [p in sent_pairs for p in pairs]
     group = np.zeros(segments.size, np.int64)
     group[row] = [domain_of_document.get(int(d), 0) for d in outputs[:, 2]]
+    return Population(segments, present, clean, sent, group)
+
+
+def correct(campaign, result: SpanAnalysis, system_pks: list[int], domain_of_document: dict[int, int],
+            macro: bool, alpha: float, cluster_rule: str) -> tuple[SpanAnalysis, AiAssist] | None:
+    """The analysis with corrected scores, tests and clusters, and the figures; None when the rule is off."""
+    counted = population(campaign, system_pks, domain_of_document)
+    if counted is None:
+        return None
+    segments, present, clean, sent, group = (counted.segments, counted.present, counted.clean, counted.sent,
+                                             counted.group)
+    shape = present.shape
     score = np.full(shape, np.nan)
     at = np.searchsorted(segments, result.item_segment)
     known = (at < segments.size) & (segments[np.minimum(at, segments.size - 1)] == result.item_segment)
@@ -73,10 +103,12 @@ def correct(campaign, result: SpanAnalysis, system_pks: list[int], domain_of_doc
     both = present.T.astype(np.int64) @ present.astype(np.int64)
     significance = es.PairedSignificance(p=scores.p, n=both, method="esa-ai-z")
     clusters = stats.clusters(np.where(ranked, scores.score, np.nan), scores.p, alpha, rule=cluster_rule)
+    domain_scores = np.full_like(result.domain_scores, np.nan)  # per domain: the Hájek mean within the domain
+    domain_scores[:, :scores.group_score.shape[0]] = scores.group_score.T
     corrected = replace(result, system_score=scores.score, ranked=ranked, significance=significance,
-                        clusters=clusters)
-    figures = AiAssist(rate=rate, scores=scores, naive=result.system_score, budget=budget_saved(clean, sent, present),
-                       tau=kendall_tau(scores.score, result.system_score))
+                        clusters=clusters, domain_scores=domain_scores)
+    figures = AiAssist(rate=rate_of(campaign), scores=scores, naive=result.system_score,
+                       budget=budget_saved(clean, sent, present), tau=kendall_tau(scores.score, result.system_score))
     return corrected, figures
 
 

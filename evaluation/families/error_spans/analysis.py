@@ -119,6 +119,20 @@ def _randomization(item_system, item_segment, item_score, n_systems: int, trials
     return es.PairedSignificance(p=p, n=n, method="randomization")
 
 
+def item_significance(rules: SpanRules, item_system, item_segment, item_score, n_systems: int, item_domain,
+                      seed: int = 0, item_wave=None) -> es.PairedSignificance:
+    """The preset's test between every two systems on their shared items (one score per (system, segment), or per
+    (system, segment, wave) slot under WMT25): per-domain two-sided Wilcoxon + Stouffer (wmt24), its directional
+    variant (stouffer), one-sided Wilcoxon (wmt25) or paired approximate randomization (docs/methods.md §11.4)."""
+    if rules.significance == "randomization":
+        return _randomization(item_system, item_segment, item_score, n_systems, rules.randomization_trials, seed)
+    if rules.significance == "wmt25":
+        return es.paired_significance(item_system, item_segment, item_score, n_systems, method="wmt25",
+                                      item_wave=item_wave)
+    return es.paired_significance(item_system, item_segment, item_score, n_systems, item_domain,
+                                  method=rules.significance)
+
+
 def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int], n_domains: int,
             rules: SpanRules, score_of: str, test: str, threshold: float, threshold_rule: str, cluster_rule: str,
             seed: int = 0) -> SpanAnalysis:
@@ -155,16 +169,12 @@ def analyse(obs: Observations, n_systems: int, domain_of_document: dict[int, int
     domain_scores = _group_mean(cell, item_score, n_systems * max(n_domains, 1)).reshape(n_systems, max(n_domains, 1))
     ranked = (system_items >= max(rules.min_items, 1)) & np.isfinite(system_score)
 
-    if rules.significance == "randomization":
-        significance = _randomization(item_system, item_segment, item_score, n_systems, rules.randomization_trials,
-                                      seed)
-    elif rules.significance == "wmt25":  # (item, wave) slots: two waves of an item are two observations
+    if rules.significance == "wmt25":  # (item, wave) slots: two waves of an item are two observations
         slot_system, slot_segment, slot_wave, slot_score = _wave_slots(obs, rows, value)
-        significance = es.paired_significance(slot_system, slot_segment, slot_score, n_systems,
-                                              method="wmt25", item_wave=slot_wave)
+        significance = item_significance(rules, slot_system, slot_segment, slot_score, n_systems, None, seed,
+                                         item_wave=slot_wave)
     else:
-        significance = es.paired_significance(item_system, item_segment, item_score, n_systems, item_domain,
-                                              method=rules.significance)
+        significance = item_significance(rules, item_system, item_segment, item_score, n_systems, item_domain, seed)
     clusters = stats.clusters(np.where(ranked, system_score, np.nan), significance.p, rules.alpha, rule=cluster_rule)
 
     workers, worker_code = np.unique(obs.annotator, return_inverse=True)

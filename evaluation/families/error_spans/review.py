@@ -1,23 +1,32 @@
 """Results of the review stage of an error-span task (docs/methods.md "Review of error spans"), stored with the
 first stage's results: scores from the reviewed annotations beside the first pass's (`review_systems`), how often
 reviewers kept, changed and deleted each first-pass rater's spans by category and severity (`review_changes`), and
-each first-pass rater's precision and recall against the reviewed spans, exact and lenient (`review_raters`).
+each first-pass rater's precision and recall against the reviewed spans, exact and lenient (`review_raters`); the
+reviewed scores get the first stage's preset's significance test, clusters and rank ranges (`reviewed_significance`,
+`review_significance`).
 
 A *review* is one reviewer's judgment of one first-pass annotation; when a reviewer judged the same first-pass
 annotation twice, the later judgment counts."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from annotation.models import Campaign, Judgment
 
+from ... import stats
 from ...services.storing import finite
+from ...stats import error_spans as es
 from ...stats import span_review as sr
 from ...stats.error_spans import GOOGLE, MQM_PRESETS, error_weights
+from .analysis import SpanRules, item_significance
 
 #: The stored tables and their columns (for downloads while a table has no rows).
 TABLES = {
-    "review_systems": ("system", "score_name", "reviews", "first_pass_score", "reviewed_score"),
+    "review_systems": ("system", "score_name", "reviews", "items", "first_pass_score", "reviewed_score", "rank",
+                       "rank_range", "cluster"),
+    "review_significance": ("system", "opponent", "p_value", "shared_items", "method"),
     "review_changes": ("first_rater", "category", "severity", "spans", "kept", "changed", "deleted", "kept_share",
                        "changed_share", "deleted_share"),
     "review_raters": ("first_rater", "reviews", "first_pass_spans", "reviewed_spans", "added", "precision_exact",
@@ -30,21 +39,58 @@ def _codes(names: dict, name) -> int:
     return names.setdefault(name, len(names))
 
 
-def _reviews(stage: Campaign) -> list[tuple]:
-    """The stage's reviews, the later judgment of a reviewer on the same first-pass annotation winning."""
+def _reviews(stage: Campaign) -> tuple[list[tuple], list[int], list[int]]:
+    """The stage's reviews, the later judgment of a reviewer on the same first-pass annotation winning; and each
+    review's segment and document."""
     rows = (Judgment.objects.filter(campaign=stage, answer__isnull=False, spans__isnull=False).order_by("pk")
-            .values_list("annotator_id", "item__payload", "item__output__system__name", "score", "spans", "answer"))
+            .values_list("annotator_id", "item__payload", "item__output__system__name", "score", "spans", "answer",
+                         "item__segment_id", "item__segment__document_id"))
     latest: dict[tuple, tuple] = {}
-    for reviewer, payload, system, score, spans, answer in rows:
-        latest[(reviewer, payload.get("judgment"), payload.get("output"))] = (payload, system, score, spans, answer)
-    return list(latest.values())
+    for reviewer, payload, system, score, spans, answer, segment, document in rows:
+        latest[(reviewer, payload.get("judgment"), payload.get("output"))] = (payload, system, score, spans, answer,
+                                                                              segment, document)
+    reviews = list(latest.values())
+    return [r[:5] for r in reviews], [r[5] for r in reviews], [r[6] for r in reviews]
 
 
-def review_tables(root: Campaign) -> dict[str, list[dict]]:
+@dataclass(frozen=True)
+class ReviewRanking:
+    """How the reviewed scores are ranked: the first stage's preset (`rules`: test, α, min_items), its cluster
+    rule, the documents' domains (codes) and the seed of a randomization test."""
+
+    rules: SpanRules
+    cluster_rule: str
+    domain_of_document: dict[int, int]
+    seed: int = 0
+
+
+def reviewed_significance(ranking: ReviewRanking, unit_system: np.ndarray, unit_segment: np.ndarray,
+                          unit_document: np.ndarray, unit_score: np.ndarray, n_systems: int):
+    """The preset's test and clusters on the reviewed scores: items are (system, segment), each the mean of its
+    reviews' scores (several first-pass annotations or reviewers of one translation averaged), paired by segment
+    and, under WMT24, tested per domain and combined, as the first stage's own table (docs/methods.md §9.4). The
+    systems are ordered by `reviewed_score` (the mean over reviews); those with fewer reviewed items than the
+    preset's `min_items` are unranked. (items per system, significance, clusters)."""
+    finite_rows = np.flatnonzero(np.isfinite(unit_score))
+    key = unit_system[finite_rows] * (int(unit_segment.max(initial=0)) + 1) + unit_segment[finite_rows]
+    items, item_of_row = np.unique(key, return_inverse=True)
+    item_of_row = item_of_row.ravel()
+    item_score = es.item_means(item_of_row, unit_score[finite_rows], items.size)
+    item_system, item_segment, item_domain = (np.zeros(items.size, np.int64) for _ in range(3))
+    item_system[item_of_row] = unit_system[finite_rows]
+    item_segment[item_of_row] = unit_segment[finite_rows]
+    domain = np.array([ranking.domain_of_document.get(int(d), 0) for d in unit_document], dtype=np.int64)
+    item_domain[item_of_row] = domain[finite_rows]
+    significance = item_significance(ranking.rules, item_system, item_segment, item_score, n_systems, item_domain,
+                                     ranking.seed)
+    return np.bincount(item_system, minlength=n_systems), significance
+
+
+def review_tables(root: Campaign, ranking: ReviewRanking) -> dict[str, list[dict]]:
     """The review tables of the task whose first stage is `root` (empty lists when it has no review stage)."""
     tables: dict[str, list[dict]] = {name: [] for name in TABLES}
     stage = Campaign.objects.filter(stage_input=root, stage_name="review").order_by("pk").first()
-    reviews = _reviews(stage) if stage is not None else []
+    reviews, unit_segments, unit_documents = _reviews(stage) if stage is not None else ([], [], [])
     if not reviews:
         return tables
     kind = "mqm" if root.protocol_spec.mqm else "esa"
@@ -89,15 +135,32 @@ def review_tables(root: Campaign) -> dict[str, list[dict]]:
     else:
         first_unit, reviewed_unit = np.asarray(unit_first_score, float), np.asarray(unit_score, float)
     system_a = np.asarray(unit_system, dtype=np.int64)
-    for s, name in enumerate(systems):
+    system_names = list(systems)
+    reviewed_score = np.full(len(system_names), np.nan)
+    for s in range(len(system_names)):
+        mine = system_a == s
+        if np.isfinite(reviewed_unit[mine]).any():
+            reviewed_score[s] = np.nanmean(reviewed_unit[mine])
+    n_items, significance = reviewed_significance(ranking, system_a, np.asarray(unit_segments, dtype=np.int64),
+                                                  np.asarray(unit_documents, dtype=np.int64), reviewed_unit,
+                                                  len(system_names))
+    ranked = (n_items >= max(ranking.rules.min_items, 1)) & np.isfinite(reviewed_score)
+    c = stats.clusters(np.where(ranked, reviewed_score, np.nan), significance.p, ranking.rules.alpha,
+                       rule=ranking.cluster_rule)
+    for s, name in enumerate(system_names):
         mine = system_a == s
         tables["review_systems"].append({
-            "system": name, "score_name": kind, "reviews": int(mine.sum()),
+            "system": name, "score_name": kind, "reviews": int(mine.sum()), "items": int(n_items[s]),
             "first_pass_score": finite(np.nanmean(first_unit[mine])) if np.isfinite(first_unit[mine]).any() else None,
-            "reviewed_score": finite(np.nanmean(reviewed_unit[mine])) if np.isfinite(reviewed_unit[mine]).any()
-            else None})
+            "reviewed_score": finite(reviewed_score[s]), "rank": int(c.rank[s]) if ranked[s] else None,
+            "rank_range": [int(c.rank_low[s]), int(c.rank_high[s])] if ranked[s] else None,
+            "cluster": int(c.cluster[s]) if ranked[s] and c.cluster[s] > 0 else None})
     tables["review_systems"].sort(key=lambda r: (-(r["reviewed_score"] if r["reviewed_score"] is not None
                                                   else -np.inf), r["system"]))
+    tables["review_significance"] = [
+        {"system": system_names[i], "opponent": system_names[j], "p_value": finite(significance.p[i, j]),
+         "shared_items": int(significance.n[i, j]), "method": significance.method}
+        for i in range(len(system_names)) for j in range(len(system_names)) if i != j and significance.n[i, j] > 0]
 
     changes = sr.change_counts(unit_rater_a[first_arrays["unit"]], first_arrays["category"],
                                first_arrays["severity"], first_arrays["action"], len(rater_names),
@@ -124,4 +187,4 @@ def review_tables(root: Campaign) -> dict[str, list[dict]]:
     return tables
 
 
-__all__ = ["TABLES", "review_tables"]
+__all__ = ["TABLES", "ReviewRanking", "review_tables", "reviewed_significance"]

@@ -17,13 +17,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from annotation.models import System
+from annotation.models import Document, System
 
 from ...models import WorkerResult
 from ...presets import conventions_of
 from ...stats import stability as core
 from ...stats.error_spans import GOOGLE, MQM_PRESETS
 from ..base import BadQuery
+from . import ai_assist
 from .analysis import counted_rows
 from .loading import add_counts, load_observations, span_counts
 from .presets import FAMILY
@@ -63,5 +64,12 @@ def stability_data(campaign, workers: str, score: str, last_judgment_id: int) ->
     # A system with fewer counted items than the preset needs is left out; when none is left (a pilot), the data
     # are empty and the run ends with status "empty" and its reason, as DA's do: too little data is no failure.
     rows = rows[ranked[obs.system[rows]]]
+    # ESA^AI: the bootstrap scores a system with the post-stratified Hájek estimator, each resample re-weighting
+    # its strata (the unsent AI-clean outputs of the drawn segments counted in N_h), as the stored ranking does
+    documents = list(Document.objects.filter(campaign=campaign).values_list("pk", "domain"))
+    domain_names = sorted({domain for _, domain in documents})
+    counted_outputs = ai_assist.population(campaign, [pk for pk, _ in systems],
+                                           {pk: domain_names.index(domain) for pk, domain in documents})
     return core.prepare(obs.annotator[rows], obs.segment[rows], obs.system[rows], value[rows],
-                        [name for _, name in systems])
+                        [name for _, name in systems],
+                        population=None if counted_outputs is None else counted_outputs.as_rows(), macro=rules.macro)

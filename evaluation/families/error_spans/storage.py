@@ -21,7 +21,7 @@ from . import ai_assist
 from .analysis import SIGNIFICANCE_METHODS, SYSTEM, SpanAnalysis, agreement, analyse, counted_rows, shared_items
 from .loading import add_counts, load_observations, span_counts, spans_of
 from .presets import FAMILY, SPAN_RULES
-from .review import review_tables
+from .review import ReviewRanking, review_tables
 from .sxs import consistency_rows, win_rate_rows
 
 
@@ -101,7 +101,9 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                       {"measure": "Krippendorff's alpha (interval) on the scores", "value": finite(agreed["alpha"]),
                        "n": agreed["items"]}],
     }
-    tables.update(review_tables(campaign))  # empty unless the task has a review stage
+    # empty unless the task has a review stage; its reviewed scores ranked as this table is (methods §9.4)
+    tables.update(review_tables(campaign, ReviewRanking(rules, conventions.cluster_rule, domain_of_document,
+                                                        int(campaign.seed or 0))))
     if contrastive:  # side by side: who beat whom on the same screen, and identical words marked alike (sxs.py)
         value = obs.score if kind == "esa" else -obs.penalty
         tables["win_rates"] = win_rate_rows(names, obs, counted, value, kind)
