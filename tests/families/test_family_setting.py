@@ -74,7 +74,7 @@ def test_capabilities_are_declared_with_defaults():
     offers = {f.name: f.offers for f in all_families()}
     assert offers["direct-assessment"] == Offers(power=True, calibration=True)
     assert offers["ranking"] == Offers(reference_ranking=True,
-                                       parts=("instruction-following", "media-split", "bradley_terry"))
+                                       parts=("instruction-following", "media-split", "training", "bradley_terry"))
     assert "bradley_terry" in offers["pairwise"].parts and "bradley_terry" not in offers["direct-assessment"].parts
     assert get_family("error-spans").stability_scores == ("z",)
 
