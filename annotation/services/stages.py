@@ -20,11 +20,11 @@ from django.db.models import Count, Max, Q
 from ..building.bulk import insert
 from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
-from ..models import Assignment, Campaign, Hit, HitItem
+from ..models import Assignment, Campaign, Hit, HitItem, Judgment
 
 __all__ = ["StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
            "build_stages", "create_stages", "first_stage", "input_complete",
-           "next_stages_of", "stage_progress", "task_stages"]
+           "next_stages_of", "stage_progress", "task_campaign_ids", "task_judgments", "task_stages"]
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
@@ -110,6 +110,22 @@ def task_stages(campaign: Campaign) -> list[Campaign]:
         frontier = list(Campaign.objects.filter(stage_input__in=frontier).order_by("pk"))
         stages += frontier
     return stages
+
+
+def task_campaign_ids(campaign: Campaign) -> list[int]:
+    """The ids of every stage of the task `campaign` belongs to; [its id] for a one-stage campaign, without a query
+    (a campaign with later stages carries a `stage_name`, set when they are created)."""
+    if campaign.stage_input_id is None and not campaign.stage_name:
+        return [campaign.pk]
+    return [stage.pk for stage in task_stages(campaign)]
+
+
+def task_judgments(campaign: Campaign):
+    """Every judgment of the task `campaign` belongs to, every stage's (the campaign's own for a one-stage one): what
+    a task's results page counts, in its "over N judgments" and its progress chart alike (docs/api.md §6)."""
+    ids = task_campaign_ids(campaign)
+    return Judgment.objects.filter(campaign_id=ids[0]) if len(ids) == 1 else Judgment.objects.filter(
+        campaign_id__in=ids)
 
 
 def _progress(campaign: Campaign) -> tuple[int, int, bool]:
