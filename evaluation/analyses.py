@@ -10,6 +10,8 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation.models import Campaign, Judgment
+from annotation.services.stages import task_campaign_ids
+from annotation.services.trials import trial_summary
 
 from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
@@ -59,7 +61,9 @@ def _note(header: CampaignResults, progress: dict, state: dict, parts: list[str]
     "over N judgments" and its chart count the same thing (each family's own notes say which of them it counts)."""
     with transaction.atomic():
         fresh = CampaignResults.objects.select_for_update().get(pk=header.pk)
-        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state, "parts": parts}
+        trials = trial_summary(task_campaign_ids(fresh.campaign))  # "Try as a worker" work counted, for the page
+        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state, "parts": parts,
+                                                   "trials": trials}
         fresh.judgments = progress["judgments"][-1] if progress["judgments"] else 0
         fresh.save(update_fields=["progress", "summary", "judgments"])
     return fresh

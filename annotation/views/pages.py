@@ -16,6 +16,7 @@ from .. import languages
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
+from ..services import trials
 from ..services.judging import CLOSED_TEXT, navigation_allowed
 from ..services.stages import input_complete
 
@@ -75,9 +76,30 @@ def _in_use(request, campaign: Campaign):
                     f"researcher. {LAB_HINT}", 409, again=True)
 
 
-#: What a worker refused by a per-address limit or the browser binding is told the researcher can change.
+#: What a worker refused by a per-address limit or the browser binding is told the researcher can change, and what a
+#: researcher trying their own campaign can do instead (docs/api.md §8.1).
 LAB_HINT = ("If you are in a lab or class behind one network, ask the researcher to switch this campaign to lab "
-            "limits.")
+            "limits. Researchers trying their own campaign: use “Try as a worker” on the admin page of the campaign "
+            "(each try is a fresh test worker, without these limits), or set its “Entry limits” to lab there.")
+
+
+@login_required
+@require_POST
+def try_as_worker(request, slug: str):
+    """`POST /c/<slug>/try/`: the campaign's owner enters it as a fresh test worker (services/trials.py), a draft
+    too, without the crowd limits; anyone else gets 404, as for a campaign they cannot see."""
+    campaign = get_object_or_404(Campaign, slug=slug, analysis_only=False)
+    if not trials.may_try(request.user, campaign):
+        raise Http404
+    if not trials.triable(campaign):
+        return _message(request, "Not open", f"This campaign is {campaign.get_status_display().lower()}: it hands "
+                        "out no HIT, to a trial either. Publish it (or leave it a draft) to try it.", 403)
+    try:
+        assignment = assigning.assign(campaign, trials.trial_worker(request.user, campaign))
+    except assigning.NoHitAvailable:
+        return _message(request, "Nothing to try", "This campaign has no HIT to hand out now (a later stage waits for "
+                        "the output of the stage before it; or every HIT has all the workers it asks for).", 409)
+    return redirect("annotation:hit", token=assignment.token)
 
 
 def _open_campaign(slug: str) -> Campaign:

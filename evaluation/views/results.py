@@ -85,6 +85,8 @@ def campaign_results(request, slug: str):
         "parts": [{"part": part, **part.page_context(campaign)} for part in parts],
         # who played how much of the video and audio (evaluation/services/media_played.py)
         "media_workers": media_played.page_rows(campaign), "media_required": media_played.required_share(campaign),
+        # the owner's "Try as a worker" judgments the results count, named (stored by evaluation/analyses.py)
+        "trials": (header.summary or {}).get("trials") if header else None,
     }
     context.update(family.page_context(campaign, header, shown, request))
     return render(request, "evaluation/results.html", context)
