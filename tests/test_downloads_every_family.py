@@ -8,7 +8,6 @@ import io
 import re
 
 import pytest
-from django.test import Client
 
 from annotation.models import Assignment
 from annotation.protocols import get_protocol
@@ -25,10 +24,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def browser(researcher):
-    client = Client()
-    client.force_login(researcher)
-    return client
+def browser(researcher_browser):
+    return researcher_browser
 
 
 def owned(campaigns, researcher):

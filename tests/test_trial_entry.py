@@ -17,10 +17,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def owner_client(researcher):
-    client = Client()
-    client.force_login(researcher)
-    return client
+def owner_client(researcher_browser):
+    return researcher_browser
 
 
 def try_it(client, campaign):
