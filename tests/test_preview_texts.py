@@ -40,3 +40,5 @@ def test_the_side_by_side_preview_shows_each_candidate_under_its_key(admin_clien
         block = (f'<span class="label">{escape(c["key"])}:</span><div class="lines">'
                  f'<div class="line">{escape(c["text"])}')
         assert block in html
+    stored = {c["key"]: c["name"] for c in item.payload["candidates"]}
+    assert all(f"{key}: {name}" in html for key, name in stored.items())  # the System column, for the researcher
