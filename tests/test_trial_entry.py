@@ -27,7 +27,7 @@ def try_it(client, campaign):
 
 @override_settings(CROWD_MAX_OPEN_HITS_PER_IP=1, CROWD_BIND_BROWSER=True)
 def test_each_try_is_a_fresh_trial_worker_past_the_crowd_limits(make_campaign, owner_client):
-    campaign = make_campaign(redundancy=3, status=Campaign.Status.DRAFT)
+    campaign = make_campaign(redundancy=4, status=Campaign.Status.DRAFT)
     tokens = []
     for _ in range(3):  # three open HITs from one address and one browser: the crowd link would allow one
         response = try_it(owner_client, campaign)
@@ -37,10 +37,13 @@ def test_each_try_is_a_fresh_trial_worker_past_the_crowd_limits(make_campaign, o
     workers = {a.annotator.external_id for a in trials}
     assert len(workers) == 3 and all(w.startswith("trial-") for w in workers)
     assert {a.annotator.source for a in trials} == {TRIAL_SOURCE} and all(a.entry == {} for a in trials)
+    banner = owner_client.get(f"/hit/{tokens[0]}/").content.decode()
+    assert 'id="trial-banner"' in banner and trials.get(token=tokens[0]).annotator.external_id in banner
     crowd = Client()  # the crowd link from the same address still meets the cap: 429 with the researcher's way out
     campaign.status = Campaign.Status.ACTIVE
     campaign.save(update_fields=["status"])
-    Assignment.objects.filter(token__in=tokens).update(entry_ip="127.0.0.1")
+    entered = crowd.get(f"/c/{campaign.slug}/start/", {"worker_id": "crowd-0"})  # one open HIT from this address
+    assert entered.status_code == 302 and 'id="trial-banner"' not in crowd.get(entered.url).content.decode()
     refused = crowd.get(f"/c/{campaign.slug}/start/", {"worker_id": "crowd-1"})
     assert refused.status_code == 429
     assert "Try as a worker" in refused.content.decode() and "lab" in refused.content.decode()

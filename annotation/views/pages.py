@@ -133,7 +133,8 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                                       max_open_per_ip=_open_cap(campaign) if crowd else None,
                                       mine=mine)
     except assigning.TooManyOpenHits as exc:
-        return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
+        return _message(request, "Too many open HITs", f"{exc.limit} HIT{'s' if exc.limit != 1 else ''} of this "
+                        "campaign are already open from "
                         "your network (your internet address), and no more are handed out to one address. Finish "
                         "one of them, or come back once one is finished or has been left idle for "
                         f"{campaign.hit_timeout_minutes} minutes. {LAB_HINT}", 429, again=True)
@@ -317,7 +318,7 @@ def annotate_start(request, slug: str):
 
 def hit_page(request, token: str):
     """The rating page; the screen then talks to the JSON API with the same token."""
-    assignment = get_object_or_404(Assignment.objects.select_related("campaign"), token=token)
+    assignment = get_object_or_404(Assignment.objects.select_related("campaign", "annotator"), token=token)
     campaign = assignment.campaign
     if campaign.status == Campaign.Status.CLOSED and assignment.status != Assignment.Status.COMPLETED:
         return _message(request, "Campaign closed", CLOSED_TEXT, 410)
@@ -339,4 +340,6 @@ def hit_page(request, token: str):
         "target_dir": "rtl" if is_rtl(campaign.target_language) else "ltr",
         "source_dir": "rtl" if is_rtl(campaign.source_language or "") else "ltr",
         "statement": campaign.effective_statement,
+        # a researcher's own "Try as a worker" HIT says so (services/trials.py); a crowd worker's page is unchanged
+        "trial": assignment.annotator.external_id if assignment.annotator.source == trials.TRIAL_SOURCE else "",
     })
