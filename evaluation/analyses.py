@@ -10,6 +10,8 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation.models import Campaign, Judgment
+from annotation.services.stages import task_campaign_ids
+from annotation.services.trials import trial_summary
 
 from .families import NO_FAMILY, TOO_LITTLE_DATA, family_of
 from .families.base import scope_campaigns
@@ -44,7 +46,7 @@ def compute_results(campaign: Campaign):
     for pk, header in headers.items():
         if header is not None:
             parts = compute_parts(header.campaign)  # after the family, whose run replaced every stored table
-            progress = progress_timeline(header.campaign)
+            progress = progress_timeline(header.campaign, header.last_judgment_id)
             state = ({"status": NOT_ENOUGH_DATA, "missing": [{"what": "data", "text": reason}]} if reason
                      else data_state(family, header))
             headers[pk] = _note(header, progress, state, parts)
@@ -54,11 +56,16 @@ def compute_results(campaign: Campaign):
 def _note(header: CampaignResults, progress: dict, state: dict, parts: list[str]) -> CampaignResults:
     """Store the progress, the data state and the result parts computed (evaluation/parts.py) on the header, merged
     into the summary as it is now in the database (a task the analysis started, such as ranking's TrueSkill
-    bootstrap, may have written to it meanwhile)."""
+    bootstrap, may have written to it meanwhile). The header's `judgments` become the progress chart's last count:
+    every judgment stored up to the one the results cover, of every stage of a multi-stage task, so the page's
+    "over N judgments" and its chart count the same thing (each family's own notes say which of them it counts)."""
     with transaction.atomic():
         fresh = CampaignResults.objects.select_for_update().get(pk=header.pk)
-        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state, "parts": parts}
-        fresh.save(update_fields=["progress", "summary"])
+        trials = trial_summary(task_campaign_ids(fresh.campaign))  # "Try as a worker" work counted, for the page
+        fresh.progress, fresh.summary = progress, {**fresh.summary, "data_state": state, "parts": parts,
+                                                   "trials": trials}
+        fresh.judgments = progress["judgments"][-1] if progress["judgments"] else 0
+        fresh.save(update_fields=["progress", "summary", "judgments"])
     return fresh
 
 

@@ -68,6 +68,16 @@ def researcher(db):
 
 
 @pytest.fixture
+def researcher_browser(researcher):
+    """A browser session logged in as `researcher` (the results pages, the crowd link's trial)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(researcher)
+    return client
+
+
+@pytest.fixture
 def api(researcher):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")

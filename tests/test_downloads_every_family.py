@@ -5,26 +5,27 @@ empty file; approvals.csv names every worker who finished a HIT, in every family
 results offer their ranking as LaTeX, as DA and pairwise do."""
 import csv
 import io
+import re
 
 import pytest
-from django.test import Client
 
 from annotation.models import Assignment
 from annotation.protocols import get_protocol
+from annotation.services.campaign_import import import_campaign
 from evaluation.analyses import compute_results
 from evaluation.families import family_of
+from evaluation.parts import parts_of
 from evaluation.presenters.common import tables_of
 
 from .pilot import pilot, root_protocols
+from .test_annotator_fuzz_corpus import lines
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def browser(researcher):
-    client = Client()
-    client.force_login(researcher)
-    return client
+def browser(researcher_browser):
+    return researcher_browser
 
 
 def owned(campaigns, researcher):
@@ -40,10 +41,31 @@ def read(response) -> list[list[str]]:
                                        .decode("utf-8-sig"))))
 
 
+#: The downloads a pilot may leave as a header alone, each with what its page then says instead of data: they wait
+#: for a run, an upload or more judgments; every other download the page offers has rows once workers have worked.
+WAITING = {"stability": "Not computed for these results yet", "spearman": "No reference ranking yet",
+           "significance": "Not enough data yet"}
+
+
+def page_text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"<script.*?</script>|<style.*?</style>", " ", html,
+                                                              flags=re.S)))
+
+
 @pytest.mark.parametrize("protocol", root_protocols())
 def test_every_download_has_a_header_and_the_rows_of_its_table(protocol, researcher, browser):
+    """Every table downloads its header and rows; the page offers exactly the tables that apply to the campaign
+    (no review table without a review stage, no side-by-side table for one translation a screen, no ESA^AI table
+    without its rate), and none of those it offers is a header alone unless the page says what it waits for."""
     campaigns = owned(pilot(protocol), researcher)
-    assert compute_results(campaigns[0]) is not None
+    root = campaigns[0]
+    assert compute_results(root) is not None
+    html = browser.get(f"/results/{root.slug}/").content.decode()
+    offered = set(re.findall(rf'href="/results/{re.escape(root.slug)}/([a-z_]+)\.csv"', html))
+    assert offered == set(tables_of(family_of(root), parts_of(root), root)), protocol
+    headers_alone = {name for name in offered if len(read(browser.get(f"/results/{root.slug}/{name}.csv"))) == 1}
+    unexplained = {name for name in headers_alone if WAITING.get(name) not in page_text(html)}
+    assert unexplained == set(), f"{protocol}: offered as a header alone beside data: {sorted(unexplained)}"
     for campaign in campaigns:  # the first stage, where the results are, and every later stage
         for name, table in tables_of(family_of(campaign)).items():
             _, rows = table.rows(campaign, {})
@@ -109,3 +131,26 @@ def test_every_download_has_a_header_when_its_table_is_empty(protocol, researche
         for name in tables_of(family_of(campaign)):
             lines = read(browser.get(f"/results/{campaign.slug}/{name}.csv"))
             assert lines and lines[0] and all(lines[0]), f"{campaign.protocol} {name}.csv has no header: {lines[:1]}"
+
+
+@pytest.mark.parametrize(("protocol", "options", "applying"), [
+    ("esa", {}, set()), ("mqm", {"review": "judges"}, {"review_systems", "review_changes", "review_raters"}),
+    ("esa", {"ai_error_free_rate": 0.5}, {"ai_assist"}), ("mqm-sxs", {}, {"win_rates", "consistency"}),
+    ("contrastive-esa", {}, {"win_rates", "consistency"})])
+def test_error_span_parts_are_offered_where_their_settings_apply(protocol, options, applying, researcher, browser):
+    """Applicability comes from the settings (a review stage, a side-by-side screen, ESA^AI's rate), not the data: a
+    campaign nobody has worked on offers its review, side-by-side or ESA^AI tables and shows their sections, and
+    one whose settings have none offers none of them (their URLs still answer the header, for scripts)."""
+    spec = get_protocol(protocol)
+    parsed = spec.parse_options({"seed": 3, "segments_per_hit": 4, **options})
+    root = import_campaign(lines(), name=f"parts {protocol}", protocol=protocol, parsed=parsed,
+                           owner=researcher).campaign
+    conditional = {"review_systems", "review_changes", "review_raters", "ai_assist", "win_rates", "consistency"}
+    assert set(tables_of(family_of(root), None, root)) & conditional == applying
+    html = browser.get(f"/results/{root.slug}/").content.decode()
+    offered = set(re.findall(rf'href="/results/{re.escape(root.slug)}/([a-z_]+)\.csv"', html))
+    assert offered & conditional == applying
+    assert ('id="review"' in html) == ("review_systems" in applying)
+    assert ('id="side-by-side"' in html) == ("win_rates" in applying)
+    assert ('id="ai-assist"' in html) == ("ai_assist" in applying)
+    assert all(read(browser.get(f"/results/{root.slug}/{name}.csv"))[0] for name in conditional - applying)

@@ -17,9 +17,11 @@ from ..services.reliability_capacity import (
     reliability_capacity,
 )
 
-#: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first.
-SHOWN = (("reference", "", True), ("source", "", True), ("candidate", "", False), ("A", "A", False),
-         ("B", "B", False))
+#: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first. A screen of
+#: several translations (`candidates`: ranking, contrastive ESA, MQM-SxS, constituent acceptance) shows each under its
+#: key after these, as the screen shows them side by side.
+SHOWN = (("reference", "", True), ("source", "", True), ("article", "", True), ("candidate", "", False),
+         ("outputs", "", False), ("A", "A", False), ("B", "B", False))
 
 
 def _url(name: str, fallback: str, **kwargs) -> str:
@@ -108,7 +110,8 @@ def preview_systems(protocol, item, options: dict) -> str:
 
 
 def text_blocks(shown: dict) -> list[dict]:
-    """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line)."""
+    """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line; each of a
+    screen's candidates is a block under its key)."""
     blocks = []
     for key, label, gray in SHOWN:
         value = shown.get(key)
@@ -116,6 +119,9 @@ def text_blocks(shown: dict) -> list[dict]:
             continue
         lines = [str(line) for line in value] if isinstance(value, (list, tuple)) else [str(value)]
         blocks.append({"key": key, "label": label, "gray": gray, "lines": lines})
+    for candidate in shown.get("candidates") or ():
+        blocks.append({"key": "candidates", "label": str(candidate.get("key", "")), "gray": False,
+                       "lines": [str(candidate.get("text", ""))]})
     return blocks
 
 

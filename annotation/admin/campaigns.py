@@ -20,7 +20,7 @@ from ..models import (
 from ..ownership import can_share, is_superuser
 from ..protocols import all_protocols, get_protocol
 from ..protocols.options import union
-from ..services import import_jobs, lifecycle
+from ..services import import_jobs, lifecycle, trials
 from ..services.campaign_import import (
     MAX_REPORTED_ERRORS,
     CampaignFileError,
@@ -159,6 +159,7 @@ class CampaignAdmin(OwnedAdmin):
             "stages": stage_progress(campaign),
             "curated": campaign.protocol_spec.curated,
             "entry_limits": entry_limits_text(active_entry_limits(campaign)),
+            "may_try": trials.may_try(request.user, campaign) and trials.triable(campaign),
         }
 
     # Import -----------------------------------------------------------------------------------------

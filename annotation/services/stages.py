@@ -20,11 +20,11 @@ from django.db.models import Count, Max, Q
 from ..building.bulk import insert
 from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
-from ..models import Assignment, Campaign, Hit, HitItem
+from ..models import Assignment, Campaign, Hit, HitItem, Judgment
 
 __all__ = ["StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
            "build_stages", "create_stages", "first_stage", "input_complete",
-           "next_stages_of", "stage_progress", "task_stages"]
+           "next_stages_of", "stage_progress", "task_campaign_ids", "task_judgments", "task_stages"]
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
@@ -112,24 +112,36 @@ def task_stages(campaign: Campaign) -> list[Campaign]:
     return stages
 
 
-def _progress(campaign: Campaign) -> tuple[int, int, bool]:
-    """The stage's HITs, its finished assignments, and whether every HIT has been done by as many workers as its
-    redundancy asks."""
-    hits = Hit.objects.filter(campaign=campaign).count()
-    done = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.COMPLETED).count()
-    return hits, done, hits > 0 and done >= hits * campaign.redundancy
+def task_campaign_ids(campaign: Campaign) -> list[int]:
+    """The ids of every stage of the task `campaign` belongs to; [its id] for a one-stage campaign, without a query
+    (a campaign with later stages carries a `stage_name`, set when they are created)."""
+    if campaign.stage_input_id is None and not campaign.stage_name:
+        return [campaign.pk]
+    return [stage.pk for stage in task_stages(campaign)]
 
 
-def _hits_done(campaign: Campaign) -> int:
-    """The stage's HITs done by as many workers as its redundancy asks."""
-    return (Hit.objects.filter(campaign=campaign)
-            .annotate(done=Count("assignments", filter=Q(assignments__status=Assignment.Status.COMPLETED)))
-            .filter(done__gte=campaign.redundancy).count())
+def task_judgments(campaign: Campaign):
+    """Every judgment of the task `campaign` belongs to, every stage's (the campaign's own for a one-stage one): what
+    a task's results page counts, in its "over N judgments" and its progress chart alike (docs/api.md §6)."""
+    ids = task_campaign_ids(campaign)
+    return Judgment.objects.filter(campaign_id=ids[0]) if len(ids) == 1 else Judgment.objects.filter(
+        campaign_id__in=ids)
+
+
+def _progress(campaign: Campaign) -> tuple[int, int, int]:
+    """The stage's HITs, its finished assignments and its HITs done (by as many workers as its redundancy asks),
+    from one grouped query."""
+    per_hit = list(Hit.objects.filter(campaign=campaign).order_by()
+                   .annotate(done=Count("assignments", filter=Q(assignments__status=Assignment.Status.COMPLETED)))
+                   .values_list("done", flat=True))
+    return len(per_hit), sum(per_hit), sum(done >= campaign.redundancy for done in per_hit)
 
 
 def input_complete(campaign: Campaign) -> bool:
-    """Whether every HIT of the stage has been done by as many workers as its redundancy asks."""
-    return _progress(campaign)[2]
+    """Whether every HIT of the stage has been done by as many workers as its redundancy asks (a HIT more workers
+    finished than asked does not make up for one fewer finished)."""
+    hits, _, hits_done = _progress(campaign)
+    return hits > 0 and hits_done == hits
 
 
 def build_stages(campaign: Campaign) -> dict[str, int]:
@@ -161,15 +173,17 @@ def build_stage(stage: Campaign) -> int:
 
 def stage_progress(campaign: Campaign) -> list[dict]:
     """Every stage of the task `campaign` belongs to, in order, with its status, HITs (all, and done by as many
-    workers as asked), finished assignments (and their percentage of those needed) and what it waits for (for the
-    admin's pipeline, the results pages and the API)."""
+    workers as asked, and the percentage done: HITs done × redundancy of HITs × redundancy, as the campaign's
+    progress counts them), finished assignments (and those needed) and what it waits for (for the admin's pipeline,
+    the results pages and the API)."""
     stages = task_stages(campaign)
     if len(stages) == 1:
         return []
     by_pk = {stage.pk: stage for stage in stages}
     rows = []
     for stage in stages:
-        hits, done, complete = _progress(stage)
+        hits, done, hits_done = _progress(stage)
+        complete = hits > 0 and hits_done == hits
         source = by_pk.get(stage.stage_input_id)
         if complete:
             waiting = None
@@ -179,8 +193,8 @@ def stage_progress(campaign: Campaign) -> list[dict]:
             waiting = "workers"
         rows.append({"stage": stage.stage_name or stage.protocol_spec.stage_name, "campaign": stage.slug,
                      "id": stage.pk, "status": stage.status,
-                     "hits_done": _hits_done(stage), "percent": round(100 * min(done, hits * stage.redundancy)
-                                                                      / (hits * stage.redundancy)) if hits else 0,
+                     # HITs done × redundancy of HITs × redundancy, as the campaign's progress counts elsewhere
+                     "hits_done": hits_done, "percent": round(100 * hits_done / hits) if hits else 0,
                      "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
                      "assignments_done": done, "assignments_needed": hits * stage.redundancy,
                      "complete": complete, "waiting_for": waiting, "input": source.slug if source else None})

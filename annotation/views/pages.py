@@ -17,6 +17,7 @@ from ..extensions import outcome_codes
 from ..models import Assignment, Campaign
 from ..protocols.base import is_rtl
 from ..services import assignment as assigning
+from ..services import trials
 from ..services.judging import CLOSED_TEXT, navigation_allowed
 from ..services.stages import input_complete
 
@@ -87,9 +88,30 @@ def _in_use(request, campaign: Campaign):
                     f"researcher. {LAB_HINT}", 409, again=True)
 
 
-#: What a worker refused by a per-address limit or the browser binding is told the researcher can change.
+#: What a worker refused by a per-address limit or the browser binding is told the researcher can change, and what a
+#: researcher trying their own campaign can do instead (docs/api.md §8.1).
 LAB_HINT = ("If you are in a lab or class behind one network, ask the researcher to switch this campaign to lab "
-            "limits.")
+            "limits. Researchers trying their own campaign: use “Try as a worker” on the admin page of the campaign "
+            "(each try is a fresh test worker, without these limits), or set its “Entry limits” to lab there.")
+
+
+@login_required
+@require_POST
+def try_as_worker(request, slug: str):
+    """`POST /c/<slug>/try/`: the campaign's owner enters it as a fresh test worker (services/trials.py), a draft
+    too, without the crowd limits; anyone else gets 404, as for a campaign they cannot see."""
+    campaign = get_object_or_404(Campaign, slug=slug, analysis_only=False)
+    if not trials.may_try(request.user, campaign):
+        raise Http404
+    if not trials.triable(campaign):
+        return _message(request, "Not open", f"This campaign is {campaign.get_status_display().lower()}: it hands "
+                        "out no HIT, to a trial either. Publish it (or leave it a draft) to try it.", 403)
+    try:
+        assignment = assigning.assign(campaign, trials.trial_worker(request.user, campaign))
+    except assigning.NoHitAvailable:
+        return _message(request, "Nothing to try", "This campaign has no HIT to hand out now (a later stage waits for "
+                        "the output of the stage before it; or every HIT has all the workers it asks for).", 409)
+    return redirect("annotation:hit", token=assignment.token)
 
 
 def _open_campaign(slug: str) -> Campaign:
@@ -123,7 +145,8 @@ def _hand_out(request, campaign: Campaign, annotator, entry: dict | None = None,
                                       max_open_per_ip=_open_cap(campaign) if crowd else None,
                                       mine=mine)
     except assigning.TooManyOpenHits as exc:
-        return _message(request, "Too many open HITs", f"{exc.limit} HITs of this campaign are already open from "
+        return _message(request, "Too many open HITs", f"{exc.limit} HIT{'s' if exc.limit != 1 else ''} of this "
+                        "campaign are already open from "
                         "your network (your internet address), and no more are handed out to one address. Finish "
                         "one of them, or come back once one is finished or has been left idle for "
                         f"{campaign.hit_timeout_minutes} minutes. {LAB_HINT}", 429, again=True)
@@ -307,7 +330,7 @@ def annotate_start(request, slug: str):
 
 def hit_page(request, token: str):
     """The rating page; the screen then talks to the JSON API with the same token."""
-    assignment = get_object_or_404(Assignment.objects.select_related("campaign"), token=token)
+    assignment = get_object_or_404(Assignment.objects.select_related("campaign", "annotator"), token=token)
     campaign = assignment.campaign
     if campaign.status == Campaign.Status.CLOSED and assignment.status != Assignment.Status.COMPLETED:
         return _message(request, "Campaign closed", CLOSED_TEXT, 410)
@@ -329,4 +352,6 @@ def hit_page(request, token: str):
         "target_dir": "rtl" if is_rtl(campaign.target_language) else "ltr",
         "source_dir": "rtl" if is_rtl(campaign.source_language or "") else "ltr",
         "statement": campaign.effective_statement,
+        # a researcher's own "Try as a worker" HIT says so (services/trials.py); a crowd worker's page is unchanged
+        "trial": assignment.annotator.external_id if assignment.annotator.source == trials.TRIAL_SOURCE else "",
     })

@@ -37,12 +37,19 @@ class Table:
     """A result table offered for download from the page and the API.
 
     `rows(campaign, params)` returns (columns, rows); `latex(campaign, params)`, where set,
-    returns the table as a booktabs LaTeX tabular ready for a paper.
+    returns the table as a booktabs LaTeX tabular ready for a paper. `applies(campaign)`, where set, says whether
+    the table can hold rows for that campaign at all, from its settings (a review stage, a side-by-side protocol,
+    ESA^AI's rate), never from its data: the results page and `tables/` offer it only where it does, as
+    `evaluation.parts` offers a result part (its URL still answers the header alone, for scripts).
     """
 
     name: str
     rows: Callable[[object, Mapping[str, str]], tuple[list[str], list[dict]]]
     latex: Callable[[object, Mapping[str, str]], str] | None = None
+    applies: Callable[[object], bool] | None = None
+
+    def applies_to(self, campaign) -> bool:
+        return self.applies is None or bool(self.applies(campaign))
 
 
 @dataclass(frozen=True)

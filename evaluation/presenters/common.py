@@ -65,13 +65,16 @@ SHARED_TABLES = [Table("progress", _progress_table), Table("cost", _cost_table),
                  Table("approvals", _approvals_table)]
 
 
-def tables_of(family, parts: list | None = None) -> dict[str, Table]:
+def tables_of(family, parts: list | None = None, campaign=None) -> dict[str, Table]:
     """Every downloadable table of a campaign of `family`, by name, in the page's order: the family's, then those of
-    the result parts it offers (only `parts`, when given: those that apply to the campaign), then the shared ones."""
+    the result parts it offers (only `parts`, when given: those that apply to the campaign), then the shared ones.
+    With `campaign`, only the tables that apply to it (`Table.applies`): what its page and `tables/` offer."""
     tables = {t.name: t for t in family.tables()}
     for part in offered(family) if parts is None else parts:
         for table in part.tables():
             tables.setdefault(table.name, table)
     for table in SHARED_TABLES:
         tables.setdefault(table.name, table)
-    return tables
+    if campaign is None:
+        return tables
+    return {name: table for name, table in tables.items() if table.applies_to(campaign)}

@@ -6,14 +6,16 @@ from datetime import datetime
 
 from django.db.models import F
 
-from annotation.models import Campaign, Judgment
+from annotation.models import Campaign
+from annotation.services.stages import task_judgments
 
 from ..models import CampaignResults, ResultTable, WorkerResult
 
 
 @dataclass(frozen=True)
 class Freshness:
-    """When the results were computed and how many judgments arrived since (one count query)."""
+    """When the results were computed, over how many judgments (every judgment stored up to the computation, of every
+    stage of a multi-stage task: what the progress chart counts), and how many arrived since (one count query)."""
 
     computed_at: datetime | None
     judgments_covered: int
@@ -52,7 +54,7 @@ def freshness(campaign: Campaign, header: CampaignResults | None = None) -> Fres
             "computed_at", "judgments", "last_judgment_id", "seconds", "runs").annotate(
             data_state=F("summary__data_state")).first()
     last = header.last_judgment_id if header else 0
-    new = Judgment.objects.filter(campaign=campaign, id__gt=last).count()
+    new = task_judgments(campaign).filter(id__gt=last).count()  # every stage's, for a multi-stage task
     if header is None:
         return Freshness(None, 0, new)
     if hasattr(header, "data_state"):

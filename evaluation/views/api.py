@@ -122,7 +122,7 @@ class CampaignResultsViewSet(StabilityActions, VisibleCampaigns):
         base = request.build_absolute_uri(f"/api/campaigns/{campaign.slug}/tables/")
         return Response({"tables": [{"name": t.name, "csv": f"{base}{t.name}/?format=csv",
                                      "latex": f"{base}{t.name}/?format=latex" if t.latex else None}
-                                    for t in tables_of(family_of(campaign), parts_of(campaign)).values()]})
+                                    for t in tables_of(family_of(campaign), parts_of(campaign), campaign).values()]})
 
     @extend_schema(operation_id="campaigns_table", parameters=[
         OpenApiParameter("name", str, OpenApiParameter.PATH, description="A table named by `tables/`."),

@@ -81,10 +81,12 @@ def campaign_results(request, slug: str):
         "worker_counts": {"all": len(all_workers), "reliable": reliable, "unreliable": len(all_workers) - reliable},
         "progress": progress_section(header.progress if header else {}),
         "cost": cost_rows(cost_report(campaign)),
-        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, parts).values()],
+        "tables": [{"name": t.name, "latex": t.latex is not None} for t in tables_of(family, parts, campaign).values()],
         "parts": [{"part": part, **part.page_context(campaign)} for part in parts],
         # who played how much of the video and audio (evaluation/services/media_played.py)
         "media_workers": media_played.page_rows(campaign), "media_required": media_played.required_share(campaign),
+        # the owner's "Try as a worker" judgments the results count, named (stored by evaluation/analyses.py)
+        "trials": (header.summary or {}).get("trials") if header else None,
     }
     context.update(family.page_context(campaign, header, shown, request))
     return render(request, "evaluation/results.html", context)

@@ -314,6 +314,12 @@ class ContrastiveEsa(ErrorSpans):
     def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
         return candidate_systems(payload)
 
+    def preview_systems(self, item, options: dict) -> str:
+        """Which system each column's key stands for (a degraded copy: [bad:<system>]), as ranking's preview says."""
+        def shown(c: dict) -> str:
+            return str(c.get("name")) if c.get("kind") == "system" else f"[bad:{c.get('name')}]"
+        return "\n".join(f"{c['key']}: {shown(c)}" for c in item.payload.get("candidates") or ())
+
     def plan_hits(self, content, hit_size, options, rng: random.Random):
         self.check_prefilled(content, options)
         expected = self.expected_answers(content, options)

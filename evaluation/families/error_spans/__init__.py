@@ -9,7 +9,7 @@ from ...services.results_read import freshness, stored_rows
 from ..base import BadQuery, Family, Table
 from ..common.stability import answer as stability_answer
 from ..common.stability import table_rows as stability_table
-from . import presenter
+from . import applies, presenter
 from .presets import PRESETS
 from .review import TABLES as REVIEW_TABLES
 from .storage import compute_error_spans
@@ -134,11 +134,13 @@ class ErrorSpansFamily(Family):
                 Table("breakdown", stored("breakdown", BREAKDOWN)), Table("domains", stored("domains", DOMAINS)),
                 Table("perturbation", stored("perturbation", PERTURBATION)),
                 Table("segments", stored("segments", SEGMENTS)),
-                Table("agreement", stored("agreement", AGREEMENT)), Table("ai_assist", stored("ai_assist", AI_ASSIST)),
+                Table("agreement", stored("agreement", AGREEMENT)),
+                Table("ai_assist", stored("ai_assist", AI_ASSIST), applies=applies.ai_assist),
                 Table("stability", stability_table),
-                *(Table(name, stored(name, columns)) for name, columns in REVIEW_TABLES.items()),
-                Table("win_rates", stored("win_rates", WIN_RATES)),
-                Table("consistency", stored("consistency", CONSISTENCY))]
+                *(Table(name, stored(name, columns), applies=applies.review)
+                  for name, columns in REVIEW_TABLES.items()),
+                Table("win_rates", stored("win_rates", WIN_RATES), applies=applies.side_by_side),
+                Table("consistency", stored("consistency", CONSISTENCY), applies=applies.side_by_side)]
 
 
 #: The headers of the stored tables (storage.py), for their downloads when a pilot has no rows yet.

@@ -10,6 +10,7 @@ from ...presenters.formatting import fixed, percent
 from ...services.results_read import stored_rows
 from ..base import BadQuery
 from ..common.stability import page_section as stability_section
+from .applies import flags
 
 #: How the page's ranking stability section names the score it ranks by, in prose.
 RANKED_BY = {"esa": "the mean ESA score of the items", "mqm": "the MQM score (minus the weighted errors) of the items"}
@@ -101,16 +102,14 @@ def page_context(campaign, header, workers: list[dict], request) -> dict:
         "documents": documents, "system_names": order, "chosen_document": chosen_doc,
         "chosen_system": chosen_system, "document_view": view,
         "stability": stability_section(campaign, header), "ranked_by": RANKED_BY.get(kind, kind),
-        "review": review_section(campaign),
+        "review": review_section(campaign), "applies": flags(campaign),
     }
 
 
 def review_section(campaign) -> dict | None:
-    """The review stage's tables (review.py), formatted; None when the task has no review yet."""
+    """The review stage's tables (review.py), formatted; empty lists while nothing is reviewed."""
     systems = stored_rows(campaign, "review_systems")
-    if not systems:
-        return None
-    digits = 2 if systems[0]["score_name"] == "mqm" else 1
+    digits = 2 if systems and systems[0]["score_name"] == "mqm" else 1
     return {"systems": [{**r, "first_text": fixed(r["first_pass_score"], digits),
                          "reviewed_text": fixed(r["reviewed_score"], digits)} for r in systems],
             "changes": [{**r, **{f"{a}_text": percent(r[f"{a}_share"]) for a in ("kept", "changed", "deleted")}}

@@ -10,7 +10,7 @@ import numpy as np
 from django.db.models import Count, Max
 
 from annotation.models import Annotator, Campaign, Document, Judgment, Segment, System
-from annotation.services.stages import first_stage
+from annotation.services.stages import first_stage, task_judgments
 
 from ...models import CampaignResults, WorkerResult
 from ...presets import conventions_of
@@ -44,7 +44,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
     """The task's results, stored on its first stage (a review stage's results are its first stage's)."""
     campaign = first_stage(campaign)
     started = time.perf_counter()
-    last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+    last_id = task_judgments(campaign).aggregate(m=Max("id"))["m"] or 0  # every stage's: the page counts them all
     systems = list(System.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "name"))
     pks, names = [pk for pk, _ in systems], [name for _, name in systems]
     contrastive = campaign.protocol_spec.contrastive

@@ -12,6 +12,7 @@ from django.db.models import Max
 from annotation.models import Assignment, Campaign, HitItem, Judgment, Segment, System, SystemOutput
 from annotation.protocols.post_edit import screen_rows
 from annotation.services.stages import first_stage as root_of
+from annotation.services.stages import task_judgments
 
 from ...models import CampaignResults, WorkerResult
 from ...services.storing import finite, jsonable, replace_results
@@ -34,7 +35,7 @@ def compute_post_edit(campaign: Campaign) -> CampaignResults | None:
     campaign = root_of(campaign)
     started = time.perf_counter()
     verify = Campaign.objects.filter(stage_input=campaign).first()
-    last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+    last_id = task_judgments(campaign).aggregate(m=Max("id"))["m"] or 0  # every stage's: the page counts them all
     edits = list(Judgment.objects.filter(campaign=campaign, id__lte=last_id, answer__isnull=False,
                                          assignment__status=Assignment.Status.COMPLETED)
                  .order_by("pk").values_list("pk", "annotator_id", "annotator__external_id", "answer", "item_id"))

@@ -30,10 +30,22 @@ class ReadingComprehensionFamily(StagedFamily):
 
     def tables(self):
         stored = self.stored_table
-        return [Table("workers", self.workers_table), Table("systems", stored("systems", storage.SYSTEMS)),
+        # No workers table: the task judges questions and answers, not workers (none stored, so it could only be a
+        # header).
+        return [Table("systems", stored("systems", storage.SYSTEMS)),
                 Table("questions", stored("questions", storage.QUESTIONS)),
                 Table("answers", stored("answers", storage.ANSWERS)),
                 Table("significance", stored("significance", storage.SIGNIFICANCE))]
+
+    def missing(self, campaign, header):
+        """Beyond the default: graded answers for fewer than two rows (systems and the human control) leave the
+        significance table empty, since its tests compare two of them."""
+        out = super().missing(campaign, header)
+        rows = self.systems(campaign, {})["results"]
+        if len(rows) == 1:
+            out.append({"what": "significance", "text": f"graded answers for a second system besides "
+                        f"{rows[0]['system']} (the significance tests compare two)"})
+        return out
 
     def admin_summary(self, summary):
         if "questions" in summary:

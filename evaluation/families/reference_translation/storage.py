@@ -13,6 +13,7 @@ from django.db.models import Max
 from annotation.models import Assignment, Campaign, HitItem, Judgment
 from annotation.protocols.reference_translation import screen_rows
 from annotation.services.stages import first_stage as root_of
+from annotation.services.stages import task_judgments
 
 from ...models import CampaignResults, WorkerResult
 from ...services.storing import finite, jsonable, replace_results
@@ -36,7 +37,7 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
     started = time.perf_counter()
     threshold = float((campaign.options or {}).get("flag_threshold", DEFAULT_THRESHOLD))
     detect = Campaign.objects.filter(stage_input=campaign).first()
-    last_id = Judgment.objects.filter(campaign=campaign).aggregate(m=Max("id"))["m"] or 0
+    last_id = task_judgments(campaign).aggregate(m=Max("id"))["m"] or 0  # every stage's: the page counts them all
     judgments = list(Judgment.objects.filter(campaign=campaign, id__lte=last_id, answer__isnull=False,
                                              assignment__status=Assignment.Status.COMPLETED)
                      .order_by("pk").values_list("pk", "annotator_id", "annotator__external_id",
