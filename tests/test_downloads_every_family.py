@@ -44,7 +44,8 @@ def read(response) -> list[list[str]]:
 #: The downloads a pilot may leave as a header alone, each with what its page then says instead of data: they wait
 #: for a run, an upload or more judgments; every other download the page offers has rows once workers have worked.
 WAITING = {"stability": "Not computed for these results yet", "spearman": "No reference ranking yet",
-           "significance": "Not enough data yet"}
+           "significance": "Not enough data yet", "bradley_terry": "Not enough data yet",
+           "bradley_terry_matrix": "Not enough data yet"}
 
 
 def page_text(html: str) -> str:
