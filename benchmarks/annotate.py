@@ -85,6 +85,12 @@ def parse_args(argv=None):
                              "previous run with this flag: migrated, the big campaign imported), to skip the import")
     parser.add_argument("--worker-concurrency", type=int, default=2, help="beside-stats: Celery worker processes")
     parser.add_argument("--worker-nice", type=int, default=0, help="beside-stats: nice level of the Celery worker")
+    parser.add_argument("--worker-cpu-max", type=float, default=0.0, metavar="CORES",
+                        help="beside-stats: run the worker in a CPU cgroup with this quota (cpu.max; v1: "
+                             "cpu.cfs_quota_us), e.g. 0.5 (0: no quota)")
+    parser.add_argument("--worker-cpu-weight", type=int, default=0, metavar="W",
+                        help="beside-stats: run the worker in a CPU cgroup with this weight (cpu.weight, 1-10000, "
+                             "100 = default; v1: cpu.shares W*1024/100) (0: unchanged)")
     parser.add_argument("--worker-db-nice", type=int, default=0,
                         help="beside-stats: nice level given to the PostgreSQL backends serving the worker (root)")
     parser.add_argument("--worker-db-options", default="",
@@ -264,6 +270,8 @@ def main(argv=None) -> int:
         if worker is not None:
             worker.stop()
             log("celery worker stopped")
+            if worker.cgroup is not None:
+                report["worker_cgroup_stat"] = worker.throttled
         for child in CHILDREN:
             if child.is_alive():
                 child.terminate()
