@@ -95,6 +95,8 @@ def parse_args(argv=None):
                         help="beside-stats: nice level given to the PostgreSQL backends serving the worker (root)")
     parser.add_argument("--worker-db-options", default="",
                         help="beside-stats: libpq options of the worker's connections, e.g. '-c work_mem=64MB'")
+    parser.add_argument("--batch", type=int, default=1, metavar="K",
+                        help="capacity: each POST carries K answers ({\"batch\": [...]}, docs/api.md §8.3)")
     parser.add_argument("--think", type=float, default=15.0, help="pace: seconds between two posts of an annotator")
     parser.add_argument("--jitter", type=float, default=0.2, help="pace: think time varies by +- this fraction")
     parser.add_argument("--warmup", type=float, help="pace: seconds sent before measuring (default: --think)")
@@ -137,7 +139,9 @@ def parse_args(argv=None):
     args.pace_duration = args.duration or 30.0
     if args.pace_annotators is None:
         args.pace_annotators = 3000 if args.mode == "beside-stats" else 1500
-    if min(args.annotators, args.pace_annotators, args.crowd_annotators, args.client_procs, args.client_threads) < 1:
+    counts = (args.annotators, args.batch, args.pace_annotators, args.crowd_annotators, args.client_procs,
+              args.client_threads)
+    if min(counts) < 1:
         parser.error("counts must be positive")
     if not 0 <= args.jitter < 1 or args.think <= 0:
         parser.error("--think must be positive and --jitter within [0, 1)")
@@ -225,7 +229,8 @@ def main(argv=None) -> int:
                 slug, prefix = slugs[mode], f"bench-{mode[0]}{attempt + 1}"
                 quiet(report, mode, server.port, args)
                 if mode == "capacity":
-                    log(f"capacity: {args.annotators} annotators, {args.capacity_duration:g} s")
+                    log(f"capacity: {args.annotators} annotators, {args.capacity_duration:g} s, "
+                        f"{args.batch} answer(s) per POST")
                     stats, t_start = run_capacity(server.port, slug, prefix, args)
                     check = check_database(bench_url, slug, prefix, stats.accepted)
                     result = summarise_capacity(stats, t_start, check, args)

@@ -6,10 +6,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Assignment, Judgment
+from annotation.models import Assignment, Judgment, TutorialTry
 from annotation.services import judging
 
 from .conftest import post_answer, start
+from .test_training import RIGHT, training_campaign, training_lines
 
 
 @pytest.fixture
@@ -149,3 +150,14 @@ def test_a_batch_costs_two_statements_like_a_single_answer(hit):
     if connection.vendor == "postgresql":
         assert len(posted) == 2, [q["sql"][:80] for q in posted.captured_queries]
     assert len(_stored(token)) == 6
+
+
+def test_a_tutorial_item_is_answered_by_itself_not_in_a_batch(db):
+    campaign, client = training_campaign(lines=training_lines(tutorials=2)), Client()  # loud: tutorials first
+    token = start(client, campaign, "learner")
+    client.get(f"/api/hit/{token}/")
+    ids = _ids(token, 0, 2)
+    response = post_answer(client, token, {"batch": [{"item": item, **RIGHT} for item in ids]})
+    assert response.status_code == 400 and "tutorial" in response.json()["error"]
+    assert _stored(token) == [] and not TutorialTry.objects.exists()
+    assert post_answer(client, token, {"batch": [{"item": ids[0], **RIGHT}]}).status_code == 201  # one is fine
