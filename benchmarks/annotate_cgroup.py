@@ -16,6 +16,7 @@ process it forks is in it from the start. Needs root (or a delegated cgroup); th
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -106,11 +107,16 @@ class WorkerCgroup:
         return {key: int(value) for key, _, value in (line.partition(" ") for line in stat.read_text().splitlines())
                 if value.strip().isdigit()}
 
-    def remove(self) -> None:
-        try:
-            if self.path.exists():
-                for pid in (self.path / "cgroup.procs").read_text().split():  # stragglers back to the root
+    def remove(self, wait: float = 10.0) -> None:
+        """Delete the group: its stragglers go back to the root first, and a group whose last processes are
+        still exiting (EBUSY) is tried again for up to `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while self.path.exists():
+            try:
+                for pid in (self.path / "cgroup.procs").read_text().split():
                     (self.path.parent / "cgroup.procs").write_text(pid)
                 os.rmdir(self.path)
-        except OSError:
-            pass
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.2)
