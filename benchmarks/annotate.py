@@ -19,6 +19,8 @@ is stored exactly once. gunicorn is stopped at the end, also on errors and Ctrl-
 - beside-stats: pace at 200 judgments/s (3,000 annotators, 15 s) on a campaign with the live gate on, while a
   Celery worker on the same machine recomputes a second campaign of 1,000,000 DA judgments on a loop
   (annotate_beside.py). Reports p50/p95/p99 of GET and POST and the recomputes finished. Target: p99 < 50 ms.
+  `--worker-cpu-max CORES` / `--worker-cpu-weight W` run the worker in a CPU cgroup of its own (annotate_cgroup.py).
+- `--batch K` (capacity): each POST carries K answers, `{"batch": [...]}` (docs/api.md §8.3).
 - `--media N`: any mode on a campaign whose every line carries an image (N files), imported as a bundle: the
   annotator path must keep its statements per request and its capacity within 10 % of a text campaign.
 - crowd: `--crowd-annotators` (100) annotators, each from its own 127.0.0.x address, enter through
