@@ -49,3 +49,30 @@ def test_concurrent_submissions_store_each_item_exactly_once(make_campaign):
     assert set(results) <= {201, 409}
     assert results.count(201) >= 100
     assert Client().get(f"/api/hit/{token}/").json()["done"] is True
+
+
+def test_concurrent_identical_batches_are_stored_once(make_campaign):
+    """Four browsers send the same batch of five answers at once (a retried request): stored once, every sender
+    answered 201 (the winner, then replays) or 409; the HIT moves on by five."""
+    token = start(Client(), make_campaign(), "batch-racer")
+    state = Client().get(f"/api/hit/{token}/").json()
+    first = state["item"]["id"]
+    body = {"batch": [{"item": first + k, "score": 50} for k in range(5)]}  # a new campaign's ids run in HIT order
+    barrier, results = threading.Barrier(4), []
+
+    def send():
+        try:
+            barrier.wait()
+            results.append(post_answer(Client(), token, body).status_code)
+        finally:
+            connections.close_all()
+
+    pool = [threading.Thread(target=send) for _ in range(4)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(timeout=60)
+    stored = list(Judgment.objects.filter(assignment__token=token).values_list("item__position", flat=True))
+    assert sorted(stored) == list(range(5)), "each answer of the batch exactly once"
+    assert len(results) == 4 and set(results) <= {201, 409} and 201 in results
+    assert Client().get(f"/api/hit/{token}/").json()["position"] == 6
