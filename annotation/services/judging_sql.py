@@ -10,11 +10,12 @@ PostgreSQL each statement is also prepared once per connection: planning the six
 took several times the CPU of running it. (SQL-level PREPARE needs each web process to keep
 its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
-- `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
-  current and next positions with their segments (and their documents) and outputs, and what their screens read beyond
-  them (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as
-  JSON, only for the protocols that declare them). No lock is taken.
-- `record(...)`: stores a judgment and moves the assignment on, both or neither, and only if
+- `read(token, span)`: one SELECT for the assignment, its HIT and campaign, and the items at its
+  current position and the `span` after it (1 for one answer, k for a batch of k) with their
+  segments (and their documents) and outputs, and what their screens read beyond them
+  (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as JSON,
+  only for the protocols that declare them). No lock is taken.
+- `record(...)`: stores the judgments (one, or a batch's) and moves the assignment on, all or nothing, and only if
   the assignment is still active at the position that was read (optimistic concurrency: a
   parallel request for the same assignment either finds it moved on or waits for the row
   and then finds it moved on; this relies on READ COMMITTED, Django's default, where the
@@ -365,15 +366,14 @@ _INSERT: dict[int, _Statement] = {}
 def _record_statement(names: tuple[str, ...], rows: int) -> _Statement:
     key = (names, rows)
     if key not in _RECORD:
-        suffix = "" if rows == 1 else f"_{rows}"
-        _RECORD[key] = _Statement(f"record_{_STEPS[names]}{suffix}", lambda: _compose_record(names, rows))
+        _RECORD[key] = _Statement(f"record_{_STEPS[names]}{'' if rows == 1 else f'_{rows}'}",
+                                  lambda: _compose_record(names, rows))
     return _RECORD[key]
 
 
 def _insert_statement(rows: int) -> _Statement:
-    if rows not in _INSERT:
-        _INSERT[rows] = _Statement("insert" if rows == 1 else f"insert_{rows}", lambda: _compose_insert(rows))
-    return _INSERT[rows]
+    return _INSERT.setdefault(rows, _Statement("insert" if rows == 1 else f"insert_{rows}",
+                                               lambda: _compose_insert(rows)))
 
 
 def record(assignment: Assignment, judgments: list[Judgment], expected_position: int) -> bool:
