@@ -19,6 +19,8 @@ is stored exactly once. gunicorn is stopped at the end, also on errors and Ctrl-
 - beside-stats: pace at 200 judgments/s (3,000 annotators, 15 s) on a campaign with the live gate on, while a
   Celery worker on the same machine recomputes a second campaign of 1,000,000 DA judgments on a loop
   (annotate_beside.py). Reports p50/p95/p99 of GET and POST and the recomputes finished. Target: p99 < 50 ms.
+  `--worker-cpu-max CORES` / `--worker-cpu-weight W` run the worker in a CPU cgroup of its own (annotate_cgroup.py).
+- `--batch K` (capacity): each POST carries K answers, `{"batch": [...]}` (docs/api.md §8.3).
 - `--media N`: any mode on a campaign whose every line carries an image (N files), imported as a bundle: the
   annotator path must keep its statements per request and its capacity within 10 % of a text campaign.
 - crowd: `--crowd-annotators` (100) annotators, each from its own 127.0.0.x address, enter through
@@ -85,10 +87,18 @@ def parse_args(argv=None):
                              "previous run with this flag: migrated, the big campaign imported), to skip the import")
     parser.add_argument("--worker-concurrency", type=int, default=2, help="beside-stats: Celery worker processes")
     parser.add_argument("--worker-nice", type=int, default=0, help="beside-stats: nice level of the Celery worker")
+    parser.add_argument("--worker-cpu-max", type=float, default=0.0, metavar="CORES",
+                        help="beside-stats: run the worker in a CPU cgroup with this quota (cpu.max; v1: "
+                             "cpu.cfs_quota_us), e.g. 0.5 (0: no quota)")
+    parser.add_argument("--worker-cpu-weight", type=int, default=0, metavar="W",
+                        help="beside-stats: run the worker in a CPU cgroup with this weight (cpu.weight, 1-10000, "
+                             "100 = default; v1: cpu.shares W*1024/100) (0: unchanged)")
     parser.add_argument("--worker-db-nice", type=int, default=0,
                         help="beside-stats: nice level given to the PostgreSQL backends serving the worker (root)")
     parser.add_argument("--worker-db-options", default="",
                         help="beside-stats: libpq options of the worker's connections, e.g. '-c work_mem=64MB'")
+    parser.add_argument("--batch", type=int, default=1, metavar="K",
+                        help="capacity: each POST carries K answers ({\"batch\": [...]}, docs/api.md §8.3)")
     parser.add_argument("--think", type=float, default=15.0, help="pace: seconds between two posts of an annotator")
     parser.add_argument("--jitter", type=float, default=0.2, help="pace: think time varies by +- this fraction")
     parser.add_argument("--warmup", type=float, help="pace: seconds sent before measuring (default: --think)")
@@ -131,7 +141,9 @@ def parse_args(argv=None):
     args.pace_duration = args.duration or 30.0
     if args.pace_annotators is None:
         args.pace_annotators = 3000 if args.mode == "beside-stats" else 1500
-    if min(args.annotators, args.pace_annotators, args.crowd_annotators, args.client_procs, args.client_threads) < 1:
+    counts = (args.annotators, args.batch, args.pace_annotators, args.crowd_annotators, args.client_procs,
+              args.client_threads)
+    if min(counts) < 1:
         parser.error("counts must be positive")
     if not 0 <= args.jitter < 1 or args.think <= 0:
         parser.error("--think must be positive and --jitter within [0, 1)")
@@ -219,7 +231,8 @@ def main(argv=None) -> int:
                 slug, prefix = slugs[mode], f"bench-{mode[0]}{attempt + 1}"
                 quiet(report, mode, server.port, args)
                 if mode == "capacity":
-                    log(f"capacity: {args.annotators} annotators, {args.capacity_duration:g} s")
+                    log(f"capacity: {args.annotators} annotators, {args.capacity_duration:g} s, "
+                        f"{args.batch} answer(s) per POST")
                     stats, t_start = run_capacity(server.port, slug, prefix, args)
                     check = check_database(bench_url, slug, prefix, stats.accepted)
                     result = summarise_capacity(stats, t_start, check, args)
@@ -264,6 +277,8 @@ def main(argv=None) -> int:
         if worker is not None:
             worker.stop()
             log("celery worker stopped")
+            if worker.cgroup is not None:
+                report["worker_cgroup_stat"] = worker.throttled
         for child in CHILDREN:
             if child.is_alive():
                 child.terminate()

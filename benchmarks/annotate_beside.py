@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import benchlib
+from annotate_cgroup import WorkerCgroup
 from annotate_machine import BIN, OUT, ROOT, WORKER_BACKENDS, WORKER_NAME, log
 
 #: PostgreSQL's application_name of the worker's connections: how its backends are told from gunicorn's.
@@ -82,8 +83,8 @@ def import_stats_campaign(env: dict, judgments: int, seed: int) -> dict:
 
 class CeleryWorker:
     """`celery -A config worker` in a session of its own (with --worker-nice under `nice -n N`, its autogroup
-    too), on the bench database (its connections named WORKER_APP, with --worker-db-options) and the bench
-    Redis database."""
+    too; with --worker-cpu-max / --worker-cpu-weight in a CPU cgroup of its own, annotate_cgroup.py), on the bench
+    database (its connections named WORKER_APP, with --worker-db-options) and the bench Redis database."""
 
     def __init__(self, env: dict, bench_url: str, args):
         url = with_options(bench_url, application_name=WORKER_APP, options=args.worker_db_options)
@@ -93,16 +94,26 @@ class CeleryWorker:
         self.nice = args.worker_nice
         if args.worker_nice:
             self.argv = ["nice", "-n", str(args.worker_nice), *self.argv]
+        self.cgroup = None
+        self.throttled: dict[str, int] = {}  # the cgroup's cpu.stat counters when it stopped
+        if args.worker_cpu_max or args.worker_cpu_weight:
+            self.cgroup = WorkerCgroup(f"mteval-{WORKER_APP}-{os.getpid()}", args.worker_cpu_max,
+                                       args.worker_cpu_weight)
         self.log_path = OUT / "celery.log"
         self.proc: subprocess.Popen | None = None
 
     @property
     def description(self) -> str:
-        return " ".join(self.argv).replace(str(BIN) + "/", "")
+        text = " ".join(self.argv).replace(str(BIN) + "/", "")
+        return text + (f"; in {self.cgroup.description}" if self.cgroup else "")
 
     def start(self) -> None:
         self.log_file = self.log_path.open("w")
-        self.proc = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=self.log_file,
+        argv = self.argv
+        if self.cgroup is not None:
+            self.cgroup.create()
+            argv = self.cgroup.wrap(argv)
+        self.proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log_file,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         if self.nice:
             # With the kernel's autogroups (sched_autogroup_enabled), each session shares the CPU equally with
@@ -120,6 +131,9 @@ class CeleryWorker:
             benchlib.stop_server(self.proc)
         finally:
             self.log_file.close()
+            if self.cgroup is not None:
+                self.throttled = self.cgroup.throttled()
+                self.cgroup.remove()
 
 
 class RecomputeLoop(threading.Thread):

@@ -151,13 +151,17 @@ class Annotator:
         self.state = json.loads(data)
         return True
 
-    def answer(self, client: Client, stats: Stats, rng: random.Random, scheduled: float) -> bool:
-        """POST the current item; keep the state the answer returns. False if the HIT cannot go on."""
-        item = self.state["item"]["id"]
-        body = b'{"item": %d, "score": %d}' % (item, rng.randint(0, 100))
+    def answer(self, client: Client, stats: Stats, rng: random.Random, scheduled: float, batch: int = 1) -> bool:
+        """POST the current item (with `batch` > 1, it and the next ones in one `{"batch": [...]}`, docs/api.md
+        §8.3; a generated campaign's items have consecutive ids in HIT order); keep the state the answer returns.
+        False if the HIT cannot go on."""
+        first = self.state["item"]["id"]
+        items = list(range(first, first + min(batch, self.state["total"] - self.state["position"] + 1)))
+        answers = [b'{"item": %d, "score": %d}' % (item, rng.randint(0, 100)) for item in items]
+        body = answers[0] if batch == 1 else b'{"batch": [%s]}' % b", ".join(answers)
         status, data, _ = call(client, stats, "post", "POST", f"/api/hit/{self.token}/", body, scheduled)
         if status == 201:
-            stats.accepted.append((self.token, item))
+            stats.accepted.extend((self.token, item) for item in items)
             self.state = json.loads(data)
             return True
         if status == 409:
@@ -229,7 +233,7 @@ def capacity_process(proc: int, indices: list[int], cfg: dict, t_start: float, r
                 time.sleep(0.1)  # an error: do not spin
                 continue
             while annotator.working and time.monotonic() < deadline:
-                if not annotator.answer(client, stats, rng, time.monotonic()):
+                if not annotator.answer(client, stats, rng, time.monotonic(), cfg["batch"]):
                     break
 
     run_threads(run, indices, per_thread, results)
@@ -273,7 +277,7 @@ def run_closed_loop(target, annotators: int, port: int, slug: str, prefix: str, 
     `--capacity-duration`; their stats with the server's CPU over the measured window."""
     ctx = mp.get_context("fork")
     results = ctx.Queue()
-    cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.capacity_duration}
+    cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.capacity_duration, "batch": args.batch}
     t_start = time.monotonic() + 1.0
     procs = [ctx.Process(target=target, args=(p, idx, cfg, t_start, results), daemon=True)
              for p, idx in enumerate(split(annotators, args.client_procs))]

@@ -74,7 +74,7 @@ def test_record_stores_nothing_when_the_assignment_moved_on(make_campaign):
     _answer(client, token, 1)  # a parallel request moves the assignment on after `stale` was read
     assignment, judgment = _advance_from_position_1(stale)
     before = Judgment.objects.count()
-    assert judging_sql.record(assignment, judgment, expected_position=1) is False
+    assert judging_sql.record(assignment, [judgment], expected_position=1) is False
     assert Judgment.objects.count() == before
     assert Assignment.objects.get(pk=assignment.pk).position == 2
 
@@ -84,7 +84,7 @@ def test_record_refuses_an_assignment_that_is_no_longer_active(make_campaign):
     snapshot = judging_sql.read(token)
     Assignment.objects.filter(token=token).update(status=Assignment.Status.ABANDONED)
     assignment, judgment = _advance_from_position_1(snapshot)
-    assert judging_sql.record(assignment, judgment, expected_position=1) is False
+    assert judging_sql.record(assignment, [judgment], expected_position=1) is False
     assert not Judgment.objects.filter(item_id=judgment.item_id).exists()
 
 

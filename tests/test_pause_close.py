@@ -101,7 +101,7 @@ def test_a_pause_committed_after_the_read_stores_nothing(client, small):
                         annotator_id=assignment.annotator_id, item_id=item.id, score=10, served_at=now, seconds=1.0)
     assignment.position, assignment.last_item_id = 2, item.id
     assignment.item_served_at = assignment.last_activity_at = now
-    assert judging_sql.record(assignment, judgment, expected_position=1) is False
+    assert judging_sql.record(assignment, [judgment], expected_position=1) is False
     assert Judgment.objects.count() == 1 and Assignment.objects.get(token=token).position == 1
     # Through the API the lost write reads again and answers the pause.
     assert post_answer(client, token, {"item": item.id, "score": 10}).status_code == 423

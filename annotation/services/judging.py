@@ -7,7 +7,8 @@ item was handed out (the previous answer's response, or the first GET) to the mo
 answer arrives. Each request runs a fixed number of queries, whatever the progress: a GET
 reads once (and writes once more only to start the clock of a HIT's first item); a POST
 reads once and writes once (judging_sql.py; the write is two statements off PostgreSQL), and
-reads again only if a parallel request for the same assignment got there first.
+reads again only if a parallel request for the same assignment got there first. A POST may carry several
+answers for consecutive items (`{"batch": [...]}`): the same read and write, all stored or none.
 
 A paused or closed campaign takes effect at the next request of a HIT in progress: the
 campaign's status comes with the same read, so checking it costs nothing, and the write's
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -181,67 +183,133 @@ def completion_code_for(assignment: Assignment) -> str:
     return assignment.campaign.completion_code or secrets.token_hex(5).upper()
 
 
+#: The most answers one POST may carry (`{"batch": [...]}`); a HIT holds at most this many items anyway.
+MAX_BATCH = 100
+BATCH = "batch"
+
+
+def answers_of(body: Any) -> list:
+    """The answers a POST body carries: the body itself, or the list under `batch` (docs/api.md §8.3, "Several
+    answers in one request"): 1 to MAX_BATCH answers, each a body as one POST would send it, for consecutive
+    items from the current one on. Raises JudgmentError (400) for a malformed batch."""
+    if not isinstance(body, dict) or BATCH not in body or "item" in body:
+        return [body]
+    answers = body[BATCH]
+    if len(body) != 1:
+        raise JudgmentError(f"a batch is {{\"{BATCH}\": [answers]}} and nothing else")
+    if not isinstance(answers, list) or not 1 <= len(answers) <= MAX_BATCH:
+        raise JudgmentError(f"'{BATCH}' must be a list of 1 to {MAX_BATCH} answers")
+    return answers
+
+
+@dataclass
+class _Judged:
+    """One answer of a POST, parsed (not yet checked against its item)."""
+
+    item_id: int
+    fields: dict
+    media: Any
+
+
 def submit(token: str, body) -> Answer | None:
-    """Store the answer to the current item. None if the token is unknown.
+    """Store the answer (or the batch of answers) to the current item (and those after it). None if the token is
+    unknown.
 
     Raises JudgmentError (malformed, 400), Conflict (not the current item, 409),
     AssignmentGone (410) and CampaignHalted (paused 423, closed 410). The write only
     succeeds if the assignment is still where it was read and the campaign still active;
     if a parallel request for the same assignment moved it first, the answer is judged
-    again against the new state (typically a replay of the one just stored).
+    again against the new state (typically a replay of the one just stored). A batch is stored whole or not
+    at all: every answer is checked as if it came alone before any is stored.
     """
-    item_id = require_item_id(body)
+    bodies = answers_of(body)
+    item_ids = [require_item_id(one) for one in bodies]
     # After losing to a parallel request, the answer is a replay, a conflict or gone: one more read settles it.
     for _attempt in range(2):
-        snapshot = judging_sql.read(token)
+        snapshot = judging_sql.read(token, span=len(bodies))
         if snapshot is None:
             return None
-        answer = _try_submit(snapshot, item_id, body)
+        answer = _try_submit(snapshot, item_ids, bodies)
         if answer is not None:
             return answer
     raise Conflict("this HIT is changing under several requests at once; fetch the current item", state_of(snapshot))
 
 
-def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
-    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. The media
-    report every protocol's answer may carry (building/media_actions.py) is read apart from the protocol's answer;
-    a replay is judged by its answer alone."""
-    assignment = snapshot.assignment
-    _check_open(assignment)
+def _parse(assignment: Assignment, item_id: int, body) -> _Judged:
+    """The answer's fields as the protocol reads them, the instruction judgment with the option on, and the media
+    report every protocol's answer may carry (building/media_actions.py), read apart."""
     protocol, options = assignment.campaign.protocol_spec, assignment.campaign.options
     body, media = media_actions.split(body)
     own, judged = instructions.split(body, options)  # the instruction judgment, with the option on
     fields = protocol.parse_judgment(own)
     if instructions.enabled(options):
         fields["instruction"] = instructions.parse(judged)
-    if item_id == assignment.last_item_id:
-        return _replay(snapshot, item_id, fields)
+    return _Judged(item_id, fields, media)
+
+
+def _check(assignment: Assignment, item: HitItem, judged: _Judged) -> None:
+    """The answer against the item it answers (400 when it does not fit); sets the checked media report."""
+    protocol = assignment.campaign.protocol_spec
+    protocol.check_answer(item, judged.fields)
+    if "instruction" in judged.fields:
+        instructions.check_keys(judged.fields["instruction"], protocol.instruction_targets(item))
+    required = (assignment.campaign.options or {}).get("require_media_played") or 0
+    judged.fields["media"] = media_actions.check(item, judged.media, required)
+
+
+def _batch_items(snapshot: Snapshot, judged: list[_Judged]) -> list[HitItem]:
+    """The items a batch answers, from the current one on; a batch that skips, repeats or reorders items, or runs
+    past the HIT's end, is a 400 (its first answer was already found to be for the current item)."""
+    assignment = snapshot.assignment
+    items = []
+    for k, one in enumerate(judged):
+        item = snapshot.items.get(assignment.position + k)
+        if item is None or item.id != one.item_id:
+            expected = f"item {item.id}" if item is not None else "nothing (the HIT ends before it)"
+            raise JudgmentError(f"'{BATCH}/{k}': the answers of a batch are for consecutive items in order, from "
+                                f"the current one; expected {expected}, not item {one.item_id}")
+        items.append(item)
+    return items
+
+
+def _try_submit(snapshot: Snapshot, item_ids: list[int], bodies: list) -> Answer | None:
+    """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. A replay
+    is judged by its answers alone (their media reports aside)."""
+    assignment = snapshot.assignment
+    _check_open(assignment)
+    judged = [_parse(assignment, item_id, body) for item_id, body in zip(item_ids, bodies, strict=True)]
+    if item_ids[-1] == assignment.last_item_id:
+        return _replay(snapshot, judged)
     total = assignment.hit.size
     position = assignment.position
     if position >= total:
         raise Conflict("this HIT is complete", state_of(snapshot))
     current = snapshot.items[position]
-    if item_id != current.id:
+    if item_ids[0] != current.id:
         if not navigation_allowed(assignment.campaign):
             raise JudgmentError(f"this campaign takes its items in order: only item {current.id} (position "
                                 f"{position + 1}), the next one, can be answered")
         raise Conflict("only the current item can be answered", state_of(snapshot))
-    protocol.check_answer(current, fields)
-    if "instruction" in fields:
-        instructions.check_keys(fields["instruction"], protocol.instruction_targets(current))
-    required = (options or {}).get("require_media_played") or 0
-    fields["media"] = media_actions.check(current, media, required)
+    items = _batch_items(snapshot, judged)
+    for item, one in zip(items, judged, strict=True):
+        _check(assignment, item, one)
+    if len(judged) > 1 and any(assignment.campaign.protocol_spec.check_expected(item, one.fields) is not None
+                               for item, one in zip(items, judged, strict=True)):
+        raise JudgmentError(f"a tutorial item is answered by itself, not in a '{BATCH}'")
+    fields = judged[0].fields
     pending, stay = tutorials.before_record(assignment, current, fields, lambda: _item_state(assignment, current))
     if stay is not None:  # a loud tutorial's wrong try: stored as a try, the item stays current
         return Answer(200, stay)
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
-    judgment = Judgment(
+    # A batch's answers arrive together: the time since its first item was served is shared out equally.
+    step = max(0.0, (now - served_at).total_seconds()) / len(judged)
+    judgments = [Judgment(
         campaign_id=assignment.campaign_id, assignment_id=assignment.pk, annotator_id=assignment.annotator_id,
-        item_id=current.id, served_at=served_at, seconds=max(0.0, (now - served_at).total_seconds()), **fields,
-    )
-    assignment.position = position + 1
-    assignment.last_item_id = current.id
+        item_id=item.id, served_at=served_at + timedelta(seconds=step * k), seconds=step, **one.fields,
+    ) for k, (item, one) in enumerate(zip(items, judged, strict=True))]
+    assignment.position = position + len(judgments)
+    assignment.last_item_id = items[-1].id
     assignment.item_served_at = now
     assignment.last_activity_at = now
     if assignment.position >= total:
@@ -249,49 +317,63 @@ def _try_submit(snapshot: Snapshot, item_id: int, body) -> Answer | None:
         assignment.completed_at = now
         assignment.completion_code = completion_code_for(assignment)
     if pending is None:
-        if not judging_sql.record(assignment, judgment, expected_position=position):
+        if not judging_sql.record(assignment, judgments, expected_position=position):
             return None
     else:
         with transaction.atomic():
-            if not judging_sql.record(assignment, judgment, expected_position=position):
+            if not judging_sql.record(assignment, judgments, expected_position=position):
                 return None
             tutorials.after_record(assignment, current, fields, pending)
-    campaign_id, protocol, options = assignment.campaign_id, assignment.campaign.protocol, assignment.campaign.options
-    # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
-    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=1,
-                                                          protocol=protocol, options=options), robust=True)
-    if assignment.position >= total:
-        annotator_id, assignment_id, options = assignment.annotator_id, assignment.pk, assignment.campaign.options
-        transaction.on_commit(lambda: assignment_completed.send(
-            sender=Assignment, campaign_id=campaign_id, annotator_id=annotator_id, assignment_id=assignment_id,
-            protocol=protocol, options=options), robust=True)
+    _announce(assignment, len(judgments), completed=assignment.position >= total)
     state = _done_state(assignment) if assignment.position >= total else _item_state(
-        assignment, snapshot.items[position + 1])
+        assignment, snapshot.items[assignment.position])
     said = tutorials.outcome(pending) if pending is not None else None
     if said is not None:
         state["training"] = said
     return Answer(201, state)
 
 
-def _replay(snapshot: Snapshot, item_id: int, fields: dict) -> Answer:
-    """A repeated POST of the item just saved: answered as before (201) when it carries the same answer, 409
-    with the stored answer when it carries another. Only replays pay this one read; nothing is written."""
+def _announce(assignment: Assignment, count: int, completed: bool) -> None:
+    """The signals of stored judgments (and of a completed HIT), sent once the write is committed."""
+    campaign_id, protocol, options = assignment.campaign_id, assignment.campaign.protocol, assignment.campaign.options
+    # robust: the judgment is stored whatever a listener does (a Redis outage must not turn it into a 500).
+    transaction.on_commit(lambda: judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, count=count,
+                                                          protocol=protocol, options=options), robust=True)
+    if completed:
+        annotator_id, assignment_id = assignment.annotator_id, assignment.pk
+        transaction.on_commit(lambda: assignment_completed.send(
+            sender=Assignment, campaign_id=campaign_id, annotator_id=annotator_id, assignment_id=assignment_id,
+            protocol=protocol, options=options), robust=True)
+
+
+def _replay(snapshot: Snapshot, judged: list[_Judged]) -> Answer:
+    """A repeated POST of the answers just saved (the last one's item is the one stored last): answered as before
+    (201) when each carries the answer stored, 409 with the first stored answer that differs otherwise. Only
+    replays pay this one read; nothing is written."""
     assignment = snapshot.assignment
-    stored = (Judgment.objects.filter(assignment_id=assignment.pk, item_id=item_id)
-              .values(*fields).first()) or {}
-    if stored and stored != fields:
-        item = HitItem.objects.filter(pk=item_id).first()
-        if item is not None:  # a malformed replay is refused as malformed (400), not as a conflict
-            assignment.campaign.protocol_spec.check_answer(item, fields)  # also brings it to its stored form
-            if stored == fields:
-                return Answer(201, state_of(snapshot))
+    keys = list(dict.fromkeys(key for one in judged for key in one.fields))
+    rows = Judgment.objects.filter(assignment_id=assignment.pk, item_id__in=[one.item_id for one in judged])
+    stored_of = {row.pop("item_id"): row for row in rows.values("item_id", *keys)}
+    if len(judged) > 1 and any(one.item_id not in stored_of for one in judged):
+        raise Conflict("only the current item can be answered", state_of(snapshot))  # not a batch stored before
+    differing = None
+    for one in judged:
+        stored = {key: value for key, value in stored_of.get(one.item_id, {}).items() if key in one.fields}
+        if stored and stored != one.fields:
+            item = HitItem.objects.filter(pk=one.item_id).first()
+            if item is not None:  # a malformed replay is refused as malformed (400), not as a conflict
+                assignment.campaign.protocol_spec.check_answer(item, one.fields)  # also brings it to its stored form
+                if stored == one.fields:
+                    continue
+            differing = differing or (one.item_id, stored)
+    if differing is not None:
         if not navigation_allowed(assignment.campaign):
             raise JudgmentError("this campaign takes its items in order: an item already answered cannot be "
                                 "answered again")
         raise Conflict("this item was already answered; the answer stored is kept", state_of(snapshot),
-                       stored={"item": item_id, **stored})
+                       stored={"item": differing[0], **differing[1]})
     return Answer(201, state_of(snapshot))
 
 
-__all__ = ["Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "load", "parse_body", "serve",
-           "state_of", "submit"]
+__all__ = ["MAX_BATCH", "Answer", "AssignmentGone", "CampaignHalted", "Conflict", "JudgmentError", "answers_of", "load",
+           "parse_body", "serve", "state_of", "submit"]

@@ -10,11 +10,12 @@ PostgreSQL each statement is also prepared once per connection: planning the six
 took several times the CPU of running it. (SQL-level PREPARE needs each web process to keep
 its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
-- `read(token)`: one SELECT for the assignment, its HIT and campaign, and the items at its
-  current and next positions with their segments (and their documents) and outputs, and what their screens read beyond
-  them (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as
-  JSON, only for the protocols that declare them). No lock is taken.
-- `record(...)`: stores a judgment and moves the assignment on, both or neither, and only if
+- `read(token, span)`: one SELECT for the assignment, its HIT and campaign, and the items at its
+  current position and the `span` after it (1 for one answer, k for a batch of k) with their
+  segments (and their documents) and outputs, and what their screens read beyond them
+  (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as JSON,
+  only for the protocols that declare them). No lock is taken.
+- `record(...)`: stores the judgments (one, or a batch's) and moves the assignment on, all or nothing, and only if
   the assignment is still active at the position that was read (optimistic concurrency: a
   parallel request for the same assignment either finds it moved on or waits for the row
   and then finds it moved on; this relies on READ COMMITTED, Django's default, where the
@@ -252,13 +253,13 @@ def _compose_read() -> tuple[str, list[str]]:
         f"JOIN {table['h']} h ON h.id = a.hit_id "
         f"JOIN {table['c']} c ON c.id = a.campaign_id "
         f"CROSS JOIN (SELECT {reads} AS reads) p "
-        f"LEFT JOIN {table['i']} i ON i.hit_id = a.hit_id AND i.{position} BETWEEN a.{position} AND a.{position} + 1 "
+        f"LEFT JOIN {table['i']} i ON i.hit_id = a.hit_id AND i.{position} BETWEEN a.{position} AND a.{position} + %s "
         f"LEFT JOIN {table['s']} s ON s.id = i.segment_id "
         f"LEFT JOIN {table['d']} d ON d.id = s.document_id "
         f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
         f"WHERE a.{_quote('token')} = %s"
     )
-    return sql, [context_type] + _types([Assignment._meta.get_field("token")])
+    return sql, [context_type, "integer"] + _types([Assignment._meta.get_field("token")])
 
 
 _READ = _Statement("read", _compose_read)
@@ -276,11 +277,12 @@ def _context(row, start: int) -> ScreenContext | None:
     return ScreenContext(*values) if any(v is not None for v in values) else None
 
 
-def read(token: str) -> Snapshot | None:
-    """The assignment with this token, its HIT, campaign and current and next items; None if unknown."""
+def read(token: str, span: int = 1) -> Snapshot | None:
+    """The assignment with this token, its HIT, campaign and the `span` items from its current one on and the one
+    after them (a POST of `span` answers: docs/api.md §8.3); None if unknown."""
     db = connections[DEFAULT_DB_ALIAS]
     with db.cursor() as cursor:
-        _READ.execute(db, cursor, [_context_param(db), token])
+        _READ.execute(db, cursor, [_context_param(db), span, token])
         rows = cursor.fetchall()
     if not rows:
         return None
@@ -331,48 +333,68 @@ def _compose_update(names: tuple[str, ...]) -> tuple[str, list[str]]:
     return sql, _types(fields + guard + [campaign_status])
 
 
-def _compose_insert() -> tuple[str, list[str]]:
-    placeholders = ", ".join(["%s"] * len(_JUDGMENT_FIELDS))
+def _compose_insert(rows: int = 1) -> tuple[str, list[str]]:
+    row = ", ".join(["%s"] * len(_JUDGMENT_FIELDS))
     columns = ", ".join(_quote(f.column) for f in _JUDGMENT_FIELDS)
-    return (f"INSERT INTO {_quote(Judgment._meta.db_table)} ({columns}) VALUES ({placeholders})",
-            _types(_JUDGMENT_FIELDS))
+    return (f"INSERT INTO {_quote(Judgment._meta.db_table)} ({columns}) VALUES {', '.join([f'({row})'] * rows)}",
+            _types(_JUDGMENT_FIELDS) * rows)
 
 
-def _compose_record(names: tuple[str, ...]) -> tuple[str, list[str]]:
-    """PostgreSQL: the guarded UPDATE feeds the INSERT, so both happen or neither, in one statement."""
+def _compose_record(names: tuple[str, ...], rows: int) -> tuple[str, list[str]]:
+    """PostgreSQL: the guarded UPDATE feeds the INSERT of `rows` judgments, so all happen or none, in one
+    statement. Each value is cast to its column's type: a VALUES list in FROM takes no type from the INSERT."""
     update, update_types = _compose_update(names)
     insert, insert_types = _compose_insert()
-    into, values = insert.split(" VALUES ")
-    return (f"WITH advanced AS ({update} RETURNING 1) {into} SELECT {values[1:-1]} FROM advanced",
-            update_types + insert_types)
+    into = insert.split(" VALUES ")[0]
+    if rows == 1:
+        values = ", ".join(["%s"] * len(_JUDGMENT_FIELDS))
+        sql = f"WITH advanced AS ({update} RETURNING 1) {into} SELECT {values} FROM advanced"
+        return sql, update_types + insert_types
+    row = ", ".join(f"CAST(%s AS {db_type})" for db_type in insert_types)
+    values = ", ".join([f"({row})"] * rows)
+    return (f"WITH advanced AS ({update} RETURNING 1) {into} SELECT v.* FROM advanced, (VALUES {values}) v",
+            update_types + insert_types * rows)
 
 
 _STEPS = {_ADVANCE: "advance", _COMPLETE: "complete"}
-_RECORD = {names: _Statement(f"record_{step}", lambda names=names: _compose_record(names))
-           for names, step in _STEPS.items()}
+_RECORD: dict[tuple[tuple[str, ...], int], _Statement] = {}  # (names, rows): made on first use
 _UPDATE = {names: _Statement(f"update_{step}", lambda names=names: _compose_update(names))
            for names, step in _STEPS.items()}
-_INSERT = _Statement("insert", _compose_insert)
+_INSERT: dict[int, _Statement] = {}
 
 
-def record(assignment: Assignment, judgment: Judgment, expected_position: int) -> bool:
-    """Store `judgment` (unsaved) and save `assignment`'s advanced fields, if the assignment is still active
-    at `expected_position` in the database and its campaign is still active; True if stored. `assignment`
-    carries the new values already (`position`, `last_item_id`, ...; also `status`, `completed_at`,
-    `completion_code` when it completes)."""
+def _record_statement(names: tuple[str, ...], rows: int) -> _Statement:
+    key = (names, rows)
+    if key not in _RECORD:
+        _RECORD[key] = _Statement(f"record_{_STEPS[names]}{'' if rows == 1 else f'_{rows}'}",
+                                  lambda: _compose_record(names, rows))
+    return _RECORD[key]
+
+
+def _insert_statement(rows: int) -> _Statement:
+    return _INSERT.setdefault(rows, _Statement("insert" if rows == 1 else f"insert_{rows}",
+                                               lambda: _compose_insert(rows)))
+
+
+def record(assignment: Assignment, judgments: list[Judgment], expected_position: int) -> bool:
+    """Store `judgments` (unsaved: one, or a batch's) and save `assignment`'s advanced fields, if the assignment
+    is still active at `expected_position` in the database and its campaign is still active; True if stored.
+    `assignment` carries the new values already (`position`, `last_item_id`, ...; also `status`, `completed_at`,
+    `completion_code` when it completes). One statement on PostgreSQL, whatever the number of judgments."""
     db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
     update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
                      for name in names]
     update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, Campaign.Status.ACTIVE]
-    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db) for f in _JUDGMENT_FIELDS]
+    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db)
+                     for judgment in judgments for f in _JUDGMENT_FIELDS]
     if db.vendor == "postgresql":
         with db.cursor() as cursor:
-            _RECORD[names].execute(db, cursor, update_params + insert_params)
-            return cursor.rowcount == 1
+            _record_statement(names, len(judgments)).execute(db, cursor, update_params + insert_params)
+            return cursor.rowcount == len(judgments)
     with transaction.atomic(), db.cursor() as cursor:
         _UPDATE[names].execute(db, cursor, update_params)
         if cursor.rowcount != 1:
             return False
-        _INSERT.execute(db, cursor, insert_params)
+        _insert_statement(len(judgments)).execute(db, cursor, insert_params)
         return True

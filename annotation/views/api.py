@@ -69,10 +69,13 @@ def hit_state(request, token: str):
             return _halted(exc)
         except judging.AssignmentGone as exc:
             return _gone(exc)
-    if len(request.body) > MAX_BODY:
+    if len(request.body) > MAX_BODY * judging.MAX_BATCH:
         return _error(400, "the body is too large")
     try:
-        answer = judging.submit(token, judging.parse_body(request.body))
+        body = judging.parse_body(request.body)
+        if len(request.body) > MAX_BODY * len(judging.answers_of(body)):  # 64 KiB per answer
+            return _error(400, "the body is too large")
+        answer = judging.submit(token, body)
     except judging.JudgmentError as exc:
         return _error(400, str(exc))
     except judging.Conflict as exc:
