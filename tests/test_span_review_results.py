@@ -97,11 +97,12 @@ def _reviewed_score(system: str, segment: int) -> float:
     return {"alpha": 80.0 + segment, "beta": 50.0 + (segment * 7) % 5, "gamma": 50.5 + (segment * 3) % 5}[system]
 
 
-def _ranked_review_task(django_capture_on_commit_callbacks, preset: str):
-    """An ESA task whose file's automatic spans are reviewed: 3 systems × 16 segments in two domains, one reviewer
-    scoring every review by `_reviewed_score`."""
-    lines = [json.dumps({"doc_id": f"d{seg // 8}", "seg_id": seg % 8 + 1, "source": f"Quelle {seg}.",
-                         "domain": ("news", "speech")[seg // 8],
+def _ranked_review_task(django_capture_on_commit_callbacks, preset: str, judge_first: bool = True, news: int = 8):
+    """An ESA task whose file's automatic spans are reviewed: 3 systems × 16 segments in two domains (the first
+    `news` segments news, the others speech), one reviewer scoring every review by `_reviewed_score`; with
+    `judge_first`, one HIT of the first stage judged too."""
+    lines = [json.dumps({"doc_id": f"d{int(seg >= news)}", "seg_id": seg + 1, "source": f"Quelle {seg}.",
+                         "domain": ("news", "speech")[int(seg >= news)],
                          "systems": {name: f"The {name} translation {seg} reads well." for name in SYSTEMS},
                          "error_spans": {name: [{"start": 4, "end": 9, "severity": "minor"}] for name in SYSTEMS}})
              for seg in range(16)]
@@ -111,10 +112,11 @@ def _ranked_review_task(django_capture_on_commit_callbacks, preset: str):
     campaign = import_campaign([(line + "\n").encode() for line in lines], name="ranked review", protocol="esa",
                                parsed=parsed).campaign
     stage = Campaign.objects.get(stage_input=campaign)
-    judge = Client()  # one HIT of the first stage judged (the task's results are stored with its first stage)
-    first = start(judge, campaign, "judge-1")
-    while not (state := judge.get(f"/api/hit/{first}/").json()).get("done"):
-        assert post_answer(judge, first, {"item": state["item"]["id"], "spans": [], "score": 50}).status_code == 201
+    if judge_first:  # one HIT of the first stage judged (the task's results are stored with its first stage)
+        judge = Client()
+        first = start(judge, campaign, "judge-1")
+        while not (state := judge.get(f"/api/hit/{first}/").json()).get("done"):
+            assert post_answer(judge, first, {"item": state["item"]["id"], "spans": [], "score": 50}).status_code == 201
     client, token = reviewing(stage)
     with django_capture_on_commit_callbacks(execute=True):
         while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
@@ -150,3 +152,37 @@ def test_reviewed_scores_get_the_presets_test_and_clusters_against_scipy(django_
     assert systems["alpha"]["cluster"] == 1 and systems["alpha"]["rank_range"] == [1, 1]
     assert {systems["beta"]["cluster"], systems["gamma"]["cluster"]} == {2}  # beta and gamma not separated
     assert sorted([systems["beta"]["rank_range"], systems["gamma"]["rank_range"]]) == [[2, 3], [2, 3]]
+
+
+def test_prefilled_review_results_without_any_first_pass_judgment(django_capture_on_commit_callbacks):
+    """Issue 27: a `prefilled` review of automatic spans is results on its own; nobody need judge the first stage."""
+    campaign = _ranked_review_task(django_capture_on_commit_callbacks, "wmt25-esa", judge_first=False)
+    assert not Judgment.objects.filter(campaign=campaign).exists()
+    systems = {r["system"]: r for r in stored_rows(campaign, "review_systems")}
+    assert set(systems) == set(SYSTEMS) and systems["alpha"]["reviews"] == 16
+    alpha = np.mean([_reviewed_score("alpha", seg) for seg in range(16)])
+    assert systems["alpha"]["reviewed_score"] == pytest.approx(alpha)
+    assert systems["alpha"]["first_pass_score"] is None  # automatic spans have no first-pass score
+    assert stored_rows(campaign, "review_significance") and stored_rows(campaign, "systems") == []
+    owner = get_user_model().objects.create_user("owner", password="x", is_staff=True)
+    Campaign.objects.filter(pk=campaign.pk).update(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    assert client.get(f"/api/campaigns/{campaign.slug}/review/").json()["systems"]
+    page = client.get(f"/results/{campaign.slug}/")
+    assert page.status_code == 200 and "alpha" in page.content.decode().split('id="review"')[1]
+
+
+@pytest.mark.parametrize("preset", ["wmt24-esa", "wmt25-esa"])
+def test_reviewed_score_follows_the_presets_average(django_capture_on_commit_callbacks, preset):
+    """Issue 27: WMT24 macro-averages over domains (4 news, 12 speech segments), WMT25 the plain mean, for the
+    reviewed score as for the first pass's; the rows are ordered by that score."""
+    campaign = _ranked_review_task(django_capture_on_commit_callbacks, preset, news=4)
+    rows = stored_rows(campaign, "review_systems")
+    for row in rows:
+        scores = np.array([_reviewed_score(row["system"], seg) for seg in range(16)])
+        want = (scores[:4].mean() + scores[4:].mean()) / 2 if preset == "wmt24-esa" else scores.mean()
+        assert row["reviewed_score"] == pytest.approx(want, rel=1e-12)
+    assert [r["reviewed_score"] for r in rows] == sorted((r["reviewed_score"] for r in rows), reverse=True)
+    beta = np.array([_reviewed_score("beta", seg) for seg in range(16)])
+    assert (beta[:4].mean() + beta[4:].mean()) / 2 != pytest.approx(beta.mean())  # the two conventions differ here

@@ -64,13 +64,34 @@ class ReviewRanking:
     seed: int = 0
 
 
+def preset_scores(ranking: ReviewRanking, unit_system: np.ndarray, unit_segment: np.ndarray,
+                  unit_document: np.ndarray, unit_score: np.ndarray, n_systems: int) -> np.ndarray:
+    """System scores from review scores under the first stage's preset, as its own table averages
+    (analysis.analyse): WMT24 (`latest_per_judge`) the mean over items (system, segment) of their reviews' mean,
+    macro-averaged over domains; WMT25 the mean over reviews (macro over domains where the preset says so). NaN
+    scores are left out (docs/methods.md §9.4)."""
+    n_domains = max(ranking.domain_of_document.values(), default=0) + 1
+    domain = np.array([ranking.domain_of_document.get(int(d), 0) for d in unit_document], dtype=np.int64)
+    if not ranking.rules.latest_per_judge:
+        return es.system_means(unit_system, unit_score, n_systems, domain, n_domains, macro=ranking.rules.macro)
+    finite_rows = np.flatnonzero(np.isfinite(unit_score))
+    key = unit_system[finite_rows] * (int(unit_segment.max(initial=0)) + 1) + unit_segment[finite_rows]
+    items, item_of_row = np.unique(key, return_inverse=True)
+    item_of_row = item_of_row.ravel()
+    item_score = es.item_means(item_of_row, unit_score[finite_rows], items.size)
+    item_system, item_domain = np.zeros(items.size, np.int64), np.zeros(items.size, np.int64)
+    item_system[item_of_row] = unit_system[finite_rows]
+    item_domain[item_of_row] = domain[finite_rows]
+    return es.system_means(item_system, item_score, n_systems, item_domain, n_domains, macro=ranking.rules.macro)
+
+
 def reviewed_significance(ranking: ReviewRanking, unit_system: np.ndarray, unit_segment: np.ndarray,
                           unit_document: np.ndarray, unit_score: np.ndarray, n_systems: int):
     """The preset's test and clusters on the reviewed scores: items are (system, segment), each the mean of its
     reviews' scores (several first-pass annotations or reviewers of one translation averaged), paired by segment
     and, under WMT24, tested per domain and combined, as the first stage's own table (docs/methods.md §9.4). The
-    systems are ordered by `reviewed_score` (the mean over reviews); those with fewer reviewed items than the
-    preset's `min_items` are unranked. (items per system, significance, clusters)."""
+    systems are ordered by `preset_scores`; those with fewer reviewed items than the preset's `min_items` are
+    unranked. (items per system, significance)."""
     finite_rows = np.flatnonzero(np.isfinite(unit_score))
     key = unit_system[finite_rows] * (int(unit_segment.max(initial=0)) + 1) + unit_segment[finite_rows]
     items, item_of_row = np.unique(key, return_inverse=True)
@@ -136,14 +157,10 @@ def review_tables(root: Campaign, ranking: ReviewRanking) -> dict[str, list[dict
         first_unit, reviewed_unit = np.asarray(unit_first_score, float), np.asarray(unit_score, float)
     system_a = np.asarray(unit_system, dtype=np.int64)
     system_names = list(systems)
-    reviewed_score = np.full(len(system_names), np.nan)
-    for s in range(len(system_names)):
-        mine = system_a == s
-        if np.isfinite(reviewed_unit[mine]).any():
-            reviewed_score[s] = np.nanmean(reviewed_unit[mine])
-    n_items, significance = reviewed_significance(ranking, system_a, np.asarray(unit_segments, dtype=np.int64),
-                                                  np.asarray(unit_documents, dtype=np.int64), reviewed_unit,
-                                                  len(system_names))
+    where = (system_a, np.asarray(unit_segments, dtype=np.int64), np.asarray(unit_documents, dtype=np.int64))
+    reviewed_score = preset_scores(ranking, *where, reviewed_unit, len(system_names))
+    first_score = preset_scores(ranking, *where, first_unit, len(system_names))
+    n_items, significance = reviewed_significance(ranking, *where, reviewed_unit, len(system_names))
     ranked = (n_items >= max(ranking.rules.min_items, 1)) & np.isfinite(reviewed_score)
     c = stats.clusters(np.where(ranked, reviewed_score, np.nan), significance.p, ranking.rules.alpha,
                        rule=ranking.cluster_rule)
@@ -151,7 +168,7 @@ def review_tables(root: Campaign, ranking: ReviewRanking) -> dict[str, list[dict
         mine = system_a == s
         tables["review_systems"].append({
             "system": name, "score_name": kind, "reviews": int(mine.sum()), "items": int(n_items[s]),
-            "first_pass_score": finite(np.nanmean(first_unit[mine])) if np.isfinite(first_unit[mine]).any() else None,
+            "first_pass_score": finite(first_score[s]),
             "reviewed_score": finite(reviewed_score[s]), "rank": int(c.rank[s]) if ranked[s] else None,
             "rank_range": [int(c.rank_low[s]), int(c.rank_high[s])] if ranked[s] else None,
             "cluster": int(c.cluster[s]) if ranked[s] and c.cluster[s] > 0 else None})
@@ -187,4 +204,4 @@ def review_tables(root: Campaign, ranking: ReviewRanking) -> dict[str, list[dict
     return tables
 
 
-__all__ = ["TABLES", "ReviewRanking", "review_tables", "reviewed_significance"]
+__all__ = ["TABLES", "ReviewRanking", "preset_scores", "review_tables", "reviewed_significance"]

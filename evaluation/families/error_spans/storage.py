@@ -49,18 +49,22 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
     pks, names = [pk for pk, _ in systems], [name for _, name in systems]
     contrastive = campaign.protocol_spec.contrastive
     obs = load_observations(campaign, last_id, pks, contrastive)
-    if obs.size == 0:
-        return None
-    options = campaign.options or {}
-    weights = MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE)
-    counts = span_counts(campaign, last_id, obs)
-    add_counts(obs, counts, weights)
     documents = list(Document.objects.filter(campaign=campaign).values_list("pk", "domain"))
     domain_names = sorted({domain for _, domain in documents})
     domain_code = {name: i for i, name in enumerate(domain_names)}
     domain_of_document = {pk: domain_code[domain] for pk, domain in documents}
     conventions = conventions_of(campaign, FAMILY)
     rules = rules_of(campaign, conventions.preset)
+    # the review stage's tables come from its own judgments, whatever the first stage holds (methods §9.4)
+    reviewed = review_tables(campaign, ReviewRanking(rules, conventions.cluster_rule, domain_of_document,
+                                                     int(campaign.seed or 0)))
+    if obs.size == 0:
+        return _review_only(campaign, started, last_id, reviewed, conventions, rules) if any(
+            reviewed.values()) else None
+    options = campaign.options or {}
+    weights = MQM_PRESETS.get(options.get("mqm_weights", "google"), GOOGLE)
+    counts = span_counts(campaign, last_id, obs)
+    add_counts(obs, counts, weights)
     kind = score_kind(campaign)
     result = analyse(obs, len(names), domain_of_document, len(domain_names), rules, kind, conventions.test,
                      conventions.threshold, conventions.threshold_rule, conventions.cluster_rule,
@@ -101,9 +105,7 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
                       {"measure": "Krippendorff's alpha (interval) on the scores", "value": finite(agreed["alpha"]),
                        "n": agreed["items"]}],
     }
-    # empty unless the task has a review stage; its reviewed scores ranked as this table is (methods §9.4)
-    tables.update(review_tables(campaign, ReviewRanking(rules, conventions.cluster_rule, domain_of_document,
-                                                        int(campaign.seed or 0))))
+    tables.update(reviewed)  # empty unless the task has a review stage; ranked as this table is (methods §9.4)
     if contrastive:  # side by side: who beat whom on the same screen, and identical words marked alike (sxs.py)
         value = obs.score if kind == "esa" else -obs.penalty
         tables["win_rates"] = win_rate_rows(names, obs, counted, value, kind)
@@ -122,6 +124,19 @@ def compute_error_spans(campaign: Campaign) -> CampaignResults | None:
         "seconds": time.perf_counter() - started, "judgments": int(np.unique(obs.judgment).size),
         "last_judgment_id": last_id, "summary": jsonable(summary), "agreement": {}, "translations": b""},
         tables=tables)
+
+
+def _review_only(campaign: Campaign, started: float, last_id: int, reviewed: dict, conventions, rules
+                 ) -> CampaignResults:
+    """The results of a task whose first stage has no judgment yet (a `prefilled` review of automatic spans): the
+    review stage's tables alone, the first pass's tables empty and its summary saying it has no data yet."""
+    reviews = sum(row["reviews"] for row in reviewed["review_systems"])
+    summary = {"score_name": score_kind(campaign), "systems": System.objects.filter(campaign=campaign).count(),
+               "observations": 0, "counted": 0, "first_pass": "no judgments yet", "reviews": reviews,
+               "conventions": conventions.as_dict(), "rules": rules.__dict__, "unranked": []}
+    return replace_results(campaign, {WorkerResult: []}, {
+        "seconds": time.perf_counter() - started, "judgments": reviews, "last_judgment_id": last_id,
+        "summary": jsonable(summary), "agreement": {}, "translations": b""}, tables=reviewed)
 
 
 def systems_rows(names: list[str], result: SpanAnalysis, kind: str, ai=None, table_rules: bool = False) -> list[dict]:
