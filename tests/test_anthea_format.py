@@ -9,7 +9,9 @@ import pytest
 from django.core.management import call_command
 
 from annotation.building.campaign_files import CampaignFileError
+from annotation.building.spans import DEFAULT_MQM_TAXONOMY
 from annotation.models import Campaign, Judgment
+from annotation.services.export import EXPORT_FORMATS
 from annotation.services.judgment_import import import_judgments
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +98,10 @@ def test_an_anthea_file_with_prior_ratings_is_reviewed_with_its_deleted_errors(a
 
     text = json.dumps(evaluation(), indent=2, ensure_ascii=False)
     campaign = import_judgments(io.BytesIO(text.encode()), fmt="anthea", name="Anthea", owner=researcher).campaign
+    assert "Style/Awkward" in campaign.options["taxonomy"]
+    # as imported before the taxonomy was extended: the review takes the item's own categories all the same
+    campaign.options = {k: v for k, v in campaign.options.items() if k != "taxonomy"}
+    campaign.save(update_fields=["options"])
     response = api.post(f"/api/campaigns/{campaign.slug}/add-stages/", {"review": "judges"}, format="json")
     assert response.status_code == 201, response.content
     stage = Campaign.objects.get(slug=response.json()["stages"][0]["campaign"])
@@ -121,9 +127,8 @@ def test_an_anthea_file_with_prior_ratings_is_reviewed_with_its_deleted_errors(a
                 assert post_answer(client, token, {**body, "restored": bad}).status_code == 400, bad
             assert Judgment.objects.filter(campaign=stage).count() == before
             body["restored"] = [0]
-        else:  # (Style/Awkward is not in the stage's taxonomy: kept, it would be refused)
-            assert item["first_pass_deleted"] == []
-            body["review"] = [{"action": "deleted"}]
+        else:  # Style/Awkward, Anthea's and not in the default taxonomy, is offered and kept (issue 27)
+            assert item["first_pass_deleted"] == [] and "Style/Awkward" in item["categories"]
         answered = post_answer(client, token, body)
         assert answered.status_code == 201, answered.content
     stored = Judgment.objects.get(campaign=stage, item_id=over_prior.pk)
@@ -131,4 +136,33 @@ def test_an_anthea_file_with_prior_ratings_is_reviewed_with_its_deleted_errors(a
                              "origin": "kept"}, {**deleted, "origin": "restored"}]
     assert stored.answer["prior_rater"] == "rater0" and stored.answer["first_pass_deleted"] == [deleted]
     assert stored.answer["restored"] == [0] and stored.answer["first_rater"] == "rater1"
-    assert "first_pass_deleted" not in Judgment.objects.get(campaign=stage, item_id=plain.pk).answer
+    kept = Judgment.objects.get(campaign=stage, item_id=plain.pk)
+    assert "first_pass_deleted" not in kept.answer
+    assert kept.spans == [{"start": 16, "end": 20, "severity": "minor", "category": "Style/Awkward", "origin": "kept"}]
+
+    # the MQM review export: what the reviewer did, whether the span was restored, and whose span it is
+    rows = list(EXPORT_FORMATS["mqm-review-tsv"].writer(stage))
+    header = rows[0].rstrip("\n").split("\t")
+    lines = [dict(zip(header, r.rstrip("\n").split("\t"), strict=True)) for r in rows[1:]]
+    assert sorted((r["category"], r["review"], r["restored"], r["first_rater"], r["span_rater"]) for r in lines) == [
+        ("Accuracy/Mistranslation", "kept", "", "rater1", "rater1"),
+        ("Fluency/Grammar", "restored", "restored", "rater1", "rater0"),
+        ("Style/Awkward", "kept", "", "rater1", "rater1")]
+
+
+def test_an_anthea_import_extends_the_taxonomy_with_its_categories():
+    """docs/api.md §5.10: the campaign takes the file's categories (deleted errors' too) beside the default MQM
+    taxonomy; the review stage carries it."""
+    errors = [{"location": "translation", "prefix": "Die ", "selected": "Katze", "type": "Accuracy",
+               "subtype": "Mistranslation", "severity": "major"},
+              {"location": "translation", "prefix": "Die Katze ", "selected": "saß", "type": "Fluency",
+               "subtype": "Awkward word order", "severity": "minor", "marked_deleted": True}]
+    text = json.dumps(evaluation(errors=errors), ensure_ascii=False)
+    campaign = import_judgments(io.BytesIO(text.encode()), fmt="anthea", name="Anthea").campaign
+    taxonomy = campaign.options["taxonomy"]
+    assert taxonomy[:len(DEFAULT_MQM_TAXONOMY)] == list(DEFAULT_MQM_TAXONOMY)
+    assert taxonomy[len(DEFAULT_MQM_TAXONOMY):] == ["Style/Awkward", "Fluency/Awkward word order"]
+    long = [{**errors[0], "type": "T" * 101}]
+    with pytest.raises(CampaignFileError) as refused:
+        import_judgments(io.BytesIO(json.dumps(evaluation(errors=long)).encode()), fmt="anthea", name="Long")
+    assert "at most 100 characters" in refused.value.errors[0][1]

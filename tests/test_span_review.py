@@ -119,12 +119,14 @@ def test_kept_changed_deleted_and_added_are_stored_apart(django_capture_on_commi
     assert judgment.score == 40
     rows = list(EXPORT_FORMATS["mqm-review-tsv"].writer(stage))
     header = rows[0].rstrip("\n").split("\t")
-    assert header[-2:] == ["review", "first_rater"]
+    assert header[-4:] == ["review", "first_rater", "restored", "span_rater"]
     spans = [dict(zip(header, r.rstrip("\n").split("\t"), strict=True)) for r in rows[1:]]
     long = [r for r in spans if "<v>" in r["target"] and "cars" in r["target"]]
-    assert [(r["review"], r["severity"], r["category"], r["first_rater"]) for r in long] == [
-        ("changed", "major", "Accuracy/Mistranslation", "judge-1"), ("kept", "minor", "Style", "judge-1"),
-        ("added", "major", "Accuracy/Omission", "judge-1")]
+    assert [(r["review"], r["severity"], r["category"], r["first_rater"], r["restored"], r["span_rater"])
+            for r in long] == [
+        ("changed", "major", "Accuracy/Mistranslation", "judge-1", "", "judge-1"),
+        ("kept", "minor", "Style", "judge-1", "", "judge-1"),
+        ("added", "major", "Accuracy/Omission", "judge-1", "", long[0]["rater"])]
 
 
 def _bodies(text):

@@ -17,12 +17,13 @@ from collections.abc import Iterable, Iterator
 from annotation.building.campaign_files import Problems, unstorable
 from annotation.building.json_records import json_records
 from annotation.building.judgment_files import ExportFormat, JudgmentFormat
-from annotation.building.spans import SEVERITIES, SpanError
+from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SEVERITIES, SpanError
 from annotation.building.text_lines import numbered_lines
 from annotation.models import Campaign, Judgment, SystemOutput
 
 from .esa_jsonl import check_esa_spans
 from .store import MAX_NAME, MAX_RATER, Collected, ErrorSpanJudgments, checked_name, parsed_error_spans
+from .strategy import MAX_CATEGORY
 
 LOCATIONS = ("translation", "source")
 
@@ -66,8 +67,10 @@ def _span(error, src: str, tgt: str, where: str) -> dict:
     kind, subtype = error.get("type"), error.get("subtype")
     if not isinstance(kind, str) or not kind or (subtype is not None and not isinstance(subtype, str)):
         raise ValueError(f"{where}: 'type' (and 'subtype') must be texts")
-    span = {"start": start, "end": start + len(selected), "severity": severity,
-            "category": f"{kind}/{subtype}" if subtype else kind}
+    category = f"{kind}/{subtype}" if subtype else kind
+    if len(category) > MAX_CATEGORY:
+        raise ValueError(f"{where}: 'type'/'subtype' is at most {MAX_CATEGORY} characters")
+    span = {"start": start, "end": start + len(selected), "severity": severity, "category": category}
     return {**span, "location": location}
 
 
@@ -82,7 +85,16 @@ def parse_anthea(lines: Iterable[bytes | str]) -> ErrorSpanJudgments:
             languages = _evaluation(c, record) or languages
         except (ValueError, SpanError) as exc:
             problems.append((number, str(exc)))
-    return parsed_error_spans(c, problems, empty=not seen_any, fmt="anthea", protocol="mqm", languages=languages)
+    return parsed_error_spans(c, problems, empty=not seen_any, fmt="anthea", protocol="mqm", languages=languages,
+                              options={"taxonomy": _taxonomy(c)})
+
+
+def _taxonomy(c: Collected) -> list[str]:
+    """The default MQM taxonomy extended by the file's categories it lacks (kept and deleted errors alike, e.g.
+    Anthea's `Style/Awkward`), so that the campaign and its review stage take every category the file holds."""
+    deleted = (span.get("category") for extra in c.j_extra.values() for span in extra.get("anthea_deleted") or ())
+    found = dict.fromkeys([*c.categories, *deleted])
+    return [*DEFAULT_MQM_TAXONOMY, *(name for name in found if name and name not in DEFAULT_MQM_TAXONOMY)]
 
 
 def _evaluation(c: Collected, record) -> tuple[str, str] | None:

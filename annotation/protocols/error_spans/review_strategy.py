@@ -59,7 +59,22 @@ class SpanReview(ErrorSpans):
         payload["prefilled"] = []
         payload["first_pass"] = list(item.payload.get("first_pass") or ())
         payload["first_pass_deleted"] = list(item.payload.get("first_pass_deleted") or ())
+        categories = self.item_categories(item, item.hit.campaign.options or {})
+        if categories is not None:
+            payload["categories"] = categories
         return payload
+
+    def item_categories(self, item, options: dict) -> list[str] | None:
+        """The campaign's taxonomy and, after it, any category of this item's first pass (or of the errors it
+        deleted) the taxonomy lacks: what was imported is never refused when a reviewer keeps or restores it
+        (docs/methods.md §9.4). None where spans carry no category (ESA)."""
+        categories = self.categories(options)
+        if categories is None:
+            return None
+        spans = [*(item.payload.get("first_pass") or ()), *(item.payload.get("first_pass_deleted") or ())]
+        extra = [c for c in dict.fromkeys(s.get("category") for s in spans) if isinstance(c, str) and c
+                 and c not in categories]
+        return [*categories, *extra]
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)
@@ -92,7 +107,7 @@ class SpanReview(ErrorSpans):
         """Each first-pass span accounted for exactly once, a changed span really changed, every span (kept,
         changed, added) inside the text, of the campaign's severities and taxonomy, and none overlapping."""
         options = item.hit.campaign.options or {}
-        severities, categories = self.severities(options), self.categories(options)
+        severities, categories = self.severities(options), self.item_categories(item, options)
         text = item.text or item.output.text
         first = list(item.payload.get("first_pass") or ())
         review, added = fields["answer"]["review"], fields["answer"]["added"]
