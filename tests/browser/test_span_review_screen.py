@@ -81,10 +81,41 @@ def test_a_review_keeps_changes_deletes_and_adds(live_server, browser):
     assert Client().get(f"/c/{stage.slug}/start/", {"worker_id": "judge-1"}).status_code != 302
 
 
+def _review_anthea_item(page, shot: str) -> dict:
+    """Review the item shown: over the prior pass, restore the deleted error (then marked in the text, noted
+    "restored"; taking it out there un-restores it, and Restore brings it back); elsewhere keep Anthea's
+    Style/Awkward, a category the default taxonomy lacks. The posted answer."""
+    box = page.locator("#sr-deleted-box")
+    if box.is_visible():
+        expect(box.locator(".sr-item")).to_have_count(1)
+        expect(box.locator(".sr-item s")).to_have_text("“saß” — Minor, Fluency/Grammar")
+        box.locator(".sr-restore").click()
+        expect(box.locator(".sr-item")).to_have_class("sr-item sr-restored")
+        assert [(m["text"], m["label"]) for m in marks(page)] == [
+            ("Katze", "first pass · Mistranslation"), ("saß", "restored · Grammar")]
+        page.locator("mark.es-span", has_text="saß").click()  # taken out in the text: no longer restored
+        page.keyboard.press("Delete")
+        expect(box.locator(".sr-item")).to_have_class("sr-item sr-deleted")
+        assert [m["text"] for m in marks(page)] == ["Katze"]
+        box.locator(".sr-restore").click()
+        expect(page.locator("mark.es-span", has_text="saß")).to_have_count(1)
+    else:
+        assert [(m["text"], m["label"]) for m in marks(page)] == [("laut", "first pass · Awkward")]
+    _keep_all(page)
+    page.locator(".vas-track").scroll_into_view_if_needed()
+    click_slider(page, 0.6)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(_shots() / shot), full_page=True)
+    status, body, _ = post_of(page, lambda: page.click("#submit"))
+    assert status == 201, body
+    return body
+
+
 def test_a_review_of_an_anthea_pass_restores_an_error_it_deleted(live_server, browser):
     """An imported Anthea judgment made over a prior rater's pass: its review lists the deleted error struck through,
-    Restore brings it back, and the answer says which (docs/methods.md §9.4). Desktop and phone screenshots:
-    mqm-review-anthea.png, mqm-review-anthea-phone.png."""
+    Restore brings it back and marks it in the translation, and the answer says which (docs/methods.md §9.4); the
+    other judgment's Style/Awkward is kept. Desktop and phone screenshots: mqm-review-anthea(-2).png,
+    mqm-review-anthea-phone(-2).png."""
     import io
     import json
 
@@ -98,26 +129,17 @@ def test_a_review_of_an_anthea_pass_restores_an_error_it_deleted(live_server, br
          "subtype": "Mistranslation", "severity": "major"},
         {"location": "translation", "prefix": "Die Katze ", "selected": "saß", "type": "Fluency",
          "subtype": "Grammar", "severity": "minor", "marked_deleted": True}])
-    record["results"][1]["visited"] = False  # one item to review
     campaign = import_judgments(io.BytesIO(json.dumps(record).encode()), fmt="anthea", name="Anthea").campaign
     [stage] = add_stages(campaign, {"review": "judges", "reviewers": 2})  # one on a desktop, one on a phone
     phone = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-    for width, height, shot, options in ((1200, 900, "mqm-review-anthea.png", {}),
-                                         (390, 844, "mqm-review-anthea-phone.png", phone)):
+    for width, height, shot, options in ((1200, 900, "mqm-review-anthea", {}),
+                                         (390, 844, "mqm-review-anthea-phone", phone)):
         with open_page(browser, width, height, **options) as page:
             start_hit(page, live_server, stage.slug, f"reviewer-{width}")
-            box = page.locator("#sr-deleted-box")
-            expect(box).to_be_visible()
-            expect(box.locator(".sr-item")).to_have_count(1)
-            expect(box.locator(".sr-item s")).to_have_text("“saß” — Minor, Fluency/Grammar")
-            box.locator(".sr-restore").click()
-            expect(box.locator(".sr-item")).to_have_class("sr-item sr-restored")
-            _keep_all(page)
-            page.locator(".vas-track").scroll_into_view_if_needed()
-            click_slider(page, 0.6)
-            page.screenshot(path=str(_shots() / shot), full_page=True)
-            status, body, _ = post_of(page, lambda: page.click("#submit"))
-            assert status == 201 and body["restored"] == [0], body
+            answers = [_review_anthea_item(page, f"{shot}.png")]
+            expect(page.locator(".sr-item").first).to_be_visible()
+            answers.append(_review_anthea_item(page, f"{shot}-2.png"))
+            assert sorted(len(a.get("restored", [])) for a in answers) == [0, 1], answers
             assert not page.js_errors
-    for stored in Judgment.objects.filter(campaign=stage):
-        assert [s["origin"] for s in stored.spans] == ["kept", "restored"] and stored.answer["restored"] == [0]
+    origins = sorted(tuple(s["origin"] for s in j.spans) for j in Judgment.objects.filter(campaign=stage))
+    assert origins == [("kept",), ("kept",), ("kept", "restored"), ("kept", "restored")]

@@ -35,7 +35,7 @@
   var sending = false;
   var firsts = [];      // per first-pass span: {original, span (the editor's object), decided}
   var editing = null;   // the first-pass entry whose extent is being edited
-  var priorDeleted = []; // an earlier rater's errors the first pass deleted: {span, restored}
+  var priorDeleted = []; // an earlier rater's errors the first pass deleted: {span, mark (in the text once restored)}
 
   function contextRow(segment, far, withSource) {
     var row = element("div", "es-row" + (far ? " es-far" : ""));
@@ -183,18 +183,41 @@
     });
   }
 
+  /* A restored error is marked in the translation like the others (its mark noted "restored"); deleting the mark
+     there, or pressing Restore again, takes it back out. */
+  function restoredNow(d) { return !!d.mark && editor.spans.indexOf(d.mark) >= 0; }
+
+  function toggleRestored(d) {
+    if (restoredNow(d)) {
+      editor.spans.splice(editor.spans.indexOf(d.mark), 1);
+      editor.active = -1;
+      editor.changed();
+      return;
+    }
+    var mark = {start: d.span.start, end: d.span.end, severity: d.span.severity, note: "restored", prior: true};
+    if (editor.groups && d.span.category !== undefined) { mark.category = d.span.category; }
+    if (mark.start < mark.end && editor.overlaps(mark) >= 0) {
+      editor.say("An error marked since overlaps this one: remove that one first to restore it.");
+      return;
+    }
+    d.mark = mark;
+    editor.spans.push(mark);
+    S.sortSpans(editor.spans);
+    editor.changed();
+  }
+
   function renderDeleted() {
     deletedEl.textContent = "";
     deletedBox.hidden = !priorDeleted.length;
     priorDeleted.forEach(function (d, k) {
-      var li = deletedEl.appendChild(element("li", "sr-item " + (d.restored ? "sr-restored" : "sr-deleted")));
+      var restored = restoredNow(d);
+      var li = deletedEl.appendChild(element("li", "sr-item " + (restored ? "sr-restored" : "sr-deleted")));
       li.dataset.index = String(k);
-      li.appendChild(element(d.restored ? "span" : "s", "sr-what", describe(d.span)));
-      li.appendChild(element("span", "sr-state", d.restored ? "restored" : "deleted in the first pass"));
+      li.appendChild(element(restored ? "span" : "s", "sr-what", describe(d.span)));
+      li.appendChild(element("span", "sr-state", restored ? "restored" : "deleted in the first pass"));
       li.appendChild(element("span", "sr-actions")).appendChild(action("Restore", "sr-restore", function () {
-        d.restored = !d.restored;
-        update();
-      }, d.restored));
+        toggleRestored(d);
+      }, restored));
     });
   }
 
@@ -224,11 +247,14 @@
       if (state === "changed") { return {action: "changed", span: plain(f.span)}; }
       return {action: state};
     });
-    var added = editor.spans.filter(function (s) { return s.first === undefined; }).map(plain);
+    var added = editor.spans.filter(function (s) { return s.first === undefined && !s.prior; }).map(plain);
     var answer = {review: review, added: added, score: slider.value};
     if (priorDeleted.length) {
       answer.restored = [];
-      priorDeleted.forEach(function (d, k) { if (d.restored) { answer.restored.push(k); } });
+      priorDeleted.forEach(function (d, k) {
+        if (!restoredNow(d)) { return; }
+        if (same(d.mark, d.span)) { answer.restored.push(k); } else { added.push(plain(d.mark)); } // edited: added
+      });
     }
     hit.submit(answer);
   }
@@ -277,7 +303,7 @@
         return {original: original, span: span || {start: original.start, end: original.end,
                                                     severity: original.severity, first: n}, decided: false};
       });
-      priorDeleted = (item.first_pass_deleted || []).map(function (span) { return {span: span, restored: false}; });
+      priorDeleted = (item.first_pass_deleted || []).map(function (span) { return {span: span, mark: null}; });
       targetEl.textContent = "";
       targetEl.appendChild(editor.line);
       toolsEl.textContent = "";

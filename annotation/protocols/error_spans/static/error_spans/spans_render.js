@@ -61,6 +61,7 @@
     var words = [S.SEVERITY_LABELS[span.severity] || span.severity, "error"];
     if (span.category) { words.push("(" + span.category + ")"); }
     if (span.suggested) { words.push("— " + (this.options.suggestedLabel || "suggested")); }
+    if (span.note) { words.push("— " + span.note); }
     return words.join(" ");
   };
 
@@ -94,6 +95,7 @@
     if (i === this.active) { mark.classList.add("es-active"); }
     var label = [];
     if (span.suggested) { label.push(this.options.suggestedLabel || "suggested"); }
+    if (span.note) { label.push(span.note); mark.classList.add("es-noted"); }
     if (span.category) { label.push(S.leafOf(span.category)); }
     if (label.length) { mark.dataset.label = label.join(" · "); }
     mark.title = this.describe(span);
