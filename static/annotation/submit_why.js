@@ -134,9 +134,11 @@
   }
 
   link.addEventListener("click", explain);
-  /* A click or tap on the disabled Submit arrives at the row around it (pointer-events: none on the button). */
+  /* A click or tap on the disabled Submit arrives at the row around it (pointer-events: none on the button). A click
+     whose target is the button itself was on an enabled Submit, which its own handler has just disabled to send
+     the answer: it bubbles here too, and is no question to answer. */
   button.parentNode.addEventListener("click", function (event) {
-    if (event.target === link || !button.disabled) { return; }
+    if (event.target === link || button.contains(event.target) || !button.disabled) { return; }
     var r = button.getBoundingClientRect();
     if (event.clientX >= r.left && event.clientX <= r.right && event.clientY >= r.top && event.clientY <= r.bottom) {
       explain();

@@ -256,3 +256,43 @@ def test_silent_da_checks_gate_a_careless_worker_in_the_browser(live_server, bro
         expect(page.locator("h1")).to_have_text("Thank you")
         page.screenshot(path=str(_shots() / "tutorial-da-silent-gated.png"), full_page=True)
         assert page.js_errors == []
+
+
+def test_loud_document_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
+    """Document-level DA (issue 27): the loud tutorial opens the HIT on the document screen; a wrong score shows the
+    expected range, the retry passes, and the HIT goes on to the first real document."""
+    from tests.test_training_protocols import da_campaign, da_lines
+
+    doc = da_campaign(lines=da_lines(tutorials=1, segments=6, docs=2), document_mode=True, hit_size=40,
+                      redundancy=2)
+    with open_page(browser, 1280, 800) as page:
+        token, state = start_hit(page, live_server, doc.slug, "doc-trainee")
+        assert state["item"]["candidate"] == "The museum closes on Sunday." and "expected" not in state["item"]
+        page.click("#begin") if page.locator("#begin").is_visible() else None
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / "tutorial-da-document-start.png"), full_page=True)
+        click_slider(page, 0.9)
+        status, _, wrong = post_of(page, lambda: page.click("#submit"))
+        assert status == 200 and wrong["feedback"]["score_wrong"]
+        feedback = page.locator("#feedback")
+        expect(feedback).to_be_visible()
+        expect(feedback.locator(".fb-score")).to_have_text("Expected rating: in the left 30 % of the line.")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / "tutorial-da-document-loud.png"), full_page=True)
+        click_slider(page, 0.1)
+        status, body, _ = post_of(page, lambda: page.click("#submit"))
+        assert status == 201 and body["score"] <= 30
+        expect(page.locator("#feedback")).to_be_hidden()
+        expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
+        assert page.locator("#why-message").is_hidden()  # the click that sent it asked no "why" (no waiting)
+        expect(page.locator("#screen")).to_contain_text("Segment 1 of 3 of a document.")
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / "tutorial-da-document-after.png"), full_page=True)
+        assert page.js_errors == [] and page.csp == []
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
+        start_hit(phone, live_server, doc.slug, "doc-trainee-phone")
+        phone.tap("#begin") if phone.locator("#begin").is_visible() else None
+        tap_slider(phone)
+        wrong_on_a_phone(phone, "#feedback .fb-score", "tutorial-da-document-loud-phone.png")
+    assert TutorialTry.objects.filter(annotator__external_id="doc-trainee").count() == 2
