@@ -159,13 +159,12 @@ def test_why_submit_is_disabled_on_ranking_and_pairwise_screens(live_server, bro
         assert page.js_errors == []
 
 
-def test_loud_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
-    """Direct Assessment: the tutorial's expected range is shown after a wrong score, on the slider's own terms."""
-    from tests.test_training_protocols import da_campaign
-
-    da = da_campaign(redundancy=2)
+def da_loud_retry(browser, live_server, da, worker: str, shot: str, total: int) -> None:
+    """A DA loud tutorial walked on a desktop and a phone: a high score for the wrong translation shows the expected
+    range on the slider's own terms (screenshots `shot`.png, `shot`-phone.png); a low one passes, and the HIT goes on
+    (progress 2 / `total`), the click that sent it asking no "why" (read without waiting)."""
     with open_page(browser, 1280, 800) as page:
-        token, state = start_hit(page, live_server, da.slug, "da-trainee")
+        token, state = start_hit(page, live_server, da.slug, worker)
         assert state["item"]["candidate"] == "The museum closes on Sunday." and "expected" not in state["item"]
         page.click("#begin") if page.locator("#begin").is_visible() else None
         click_slider(page, 0.9)  # a high score for a wrong translation
@@ -175,22 +174,33 @@ def test_loud_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browse
         expect(feedback).to_be_visible()
         expect(feedback.locator(".fb-score")).to_have_text("Expected rating: in the left 30 % of the line.")
         expect(feedback.locator("mark")).to_have_count(0)  # no spans in DA
-        expect(page.locator("#progress-text")).to_have_text("1 / 21")
+        expect(page.locator("#progress-text")).to_have_text(f"1 / {total}")
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(_shots() / "tutorial-da-loud.png"), full_page=True)
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / f"{shot}.png"), full_page=True)
         click_slider(page, 0.1)
         status, body, _ = post_of(page, lambda: page.click("#submit"))
         assert status == 201 and body["score"] <= 30
         expect(page.locator("#feedback")).to_be_hidden()
         expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
-        expect(page.locator("#progress-text")).to_have_text("2 / 21")
+        assert page.locator("#why-message").is_hidden()
+        expect(page.locator("#progress-text")).to_have_text(f"2 / {total}")
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(_shots() / f"{shot}-next.png"), full_page=True)
         assert page.js_errors == [] and page.csp == []
     with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
-        start_hit(phone, live_server, da.slug, "da-trainee-phone")
+        start_hit(phone, live_server, da.slug, f"{worker}-phone")
         phone.tap("#begin") if phone.locator("#begin").is_visible() else None
         tap_slider(phone)
-        wrong_on_a_phone(phone, "#feedback .fb-score", "tutorial-da-loud-phone.png")
-    assert TutorialTry.objects.filter(annotator__external_id="da-trainee").count() == 2
+        wrong_on_a_phone(phone, "#feedback .fb-score", f"{shot}-phone.png")
+    assert TutorialTry.objects.filter(annotator__external_id=worker).count() == 2
+
+
+def test_loud_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
+    """Direct Assessment: the tutorial's expected range is shown after a wrong score, on the slider's own terms."""
+    from tests.test_training_protocols import da_campaign
+
+    da_loud_retry(browser, live_server, da_campaign(redundancy=2), "da-trainee", "tutorial-da-loud", 21)
 
 
 def test_contrastive_esa_tutorial_shows_each_column_and_takes_a_retry(live_server, browser):
@@ -259,40 +269,10 @@ def test_silent_da_checks_gate_a_careless_worker_in_the_browser(live_server, bro
 
 
 def test_loud_document_da_tutorial_needs_a_retry_on_desktop_and_phone(live_server, browser):
-    """Document-level DA (issue 27): the loud tutorial opens the HIT on the document screen; a wrong score shows the
-    expected range, the retry passes, and the HIT goes on to the first real document."""
+    """Document-level DA (issue 27): the loud tutorial opens the HIT, a wrong score shows the expected range, the
+    retry passes and the HIT goes on to the first real document's first segment."""
     from tests.test_training_protocols import da_campaign, da_lines
 
     doc = da_campaign(lines=da_lines(tutorials=1, segments=6, docs=2), document_mode=True, hit_size=40,
                       redundancy=2)
-    with open_page(browser, 1280, 800) as page:
-        token, state = start_hit(page, live_server, doc.slug, "doc-trainee")
-        assert state["item"]["candidate"] == "The museum closes on Sunday." and "expected" not in state["item"]
-        page.click("#begin") if page.locator("#begin").is_visible() else None
-        page.mouse.move(0, 0)
-        page.screenshot(path=str(_shots() / "tutorial-da-document-start.png"), full_page=True)
-        click_slider(page, 0.9)
-        status, _, wrong = post_of(page, lambda: page.click("#submit"))
-        assert status == 200 and wrong["feedback"]["score_wrong"]
-        feedback = page.locator("#feedback")
-        expect(feedback).to_be_visible()
-        expect(feedback.locator(".fb-score")).to_have_text("Expected rating: in the left 30 % of the line.")
-        page.evaluate("window.scrollTo(0, 0)")
-        page.mouse.move(0, 0)
-        page.screenshot(path=str(_shots() / "tutorial-da-document-loud.png"), full_page=True)
-        click_slider(page, 0.1)
-        status, body, _ = post_of(page, lambda: page.click("#submit"))
-        assert status == 201 and body["score"] <= 30
-        expect(page.locator("#feedback")).to_be_hidden()
-        expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
-        assert page.locator("#why-message").is_hidden()  # the click that sent it asked no "why" (no waiting)
-        expect(page.locator("#screen")).to_contain_text("Segment 1 of 3 of a document.")
-        page.mouse.move(0, 0)
-        page.screenshot(path=str(_shots() / "tutorial-da-document-after.png"), full_page=True)
-        assert page.js_errors == [] and page.csp == []
-    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as phone:
-        start_hit(phone, live_server, doc.slug, "doc-trainee-phone")
-        phone.tap("#begin") if phone.locator("#begin").is_visible() else None
-        tap_slider(phone)
-        wrong_on_a_phone(phone, "#feedback .fb-score", "tutorial-da-document-loud-phone.png")
-    assert TutorialTry.objects.filter(annotator__external_id="doc-trainee").count() == 2
+    da_loud_retry(browser, live_server, doc, "doc-trainee", "tutorial-da-document-loud", 29)
