@@ -195,7 +195,7 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
 
 
 #: How many idle places (open assignments idle past the timeout) one lookup reads at most, oldest first.
-IDLE_READ = 1000
+IDLE_READ = 250
 
 
 def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50,
