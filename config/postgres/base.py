@@ -19,6 +19,9 @@ from django.db.backends.postgresql import base
 
 
 def _readable(fileno: int) -> bool:
+    """Whether the socket has something to read now (no waiting)."""
+    if not hasattr(select, "poll"):  # Windows: its select() takes sockets
+        return bool(select.select([fileno], [], [], 0)[0])
     poller = select.poll()
     poller.register(fileno, select.POLLIN | select.POLLPRI)
     return bool(poller.poll(0))
