@@ -71,8 +71,15 @@ def explain(sql: str, params) -> dict:
     while node and len(top) < 4:
         top.append(node["Node Type"] + (f" {node['Index Name']}" if "Index Name" in node else ""))
         node = (node.get("Plans") or [None])[0]
+    scans, stack = [], [plan["Plan"]]
+    while stack:  # every scan of a table or an index: rows returned and removed by a filter, over its loops
+        node = stack.pop()
+        if "Relation Name" in node:
+            read = node["Actual Rows"] * node.get("Actual Loops", 1) + node.get("Rows Removed by Filter", 0)
+            scans.append(f"{node['Node Type']} {node.get('Index Name') or node['Relation Name']}: {read}")
+        stack += node.get("Plans", [])
     return {"planning_ms": round(plan["Planning Time"], 3), "execution_ms": round(plan["Execution Time"], 3),
-            "plan": " > ".join(top)}
+            "plan": " > ".join(top), "rows_read": scans}
 
 
 def measure(campaign, calls: int) -> dict:

@@ -135,6 +135,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if _RUN
 # A kept connection that died (PostgreSQL restarted, a proxy's idle timeout) is found by one cheap
 # round trip at its first use in a request and replaced, instead of failing that request with a 500.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+# PostgreSQL's check asks the socket first and the server only when something waits there (config/postgres/base.py).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "config.postgres"
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Wait for a writer instead of failing at once when annotators submit together.

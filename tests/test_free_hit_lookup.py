@@ -87,27 +87,43 @@ def test_the_lookup_orders_as_counting_live_assignments_with_idle_places_free():
     assert [number[pk] for pk, _ in _free_hits(campaign, taken, idle_cutoff(campaign))] == [3, 7, 8, 2, 4, 5]
 
 
-def test_the_lookup_reads_a_bounded_number_of_rows_whatever_the_campaign_size():
-    """3,000 HITs each holding a finished place and 5 with an idle one: EXPLAIN ANALYZE of the lookup's statements
-    reads at most a few times `limit` rows in all, where counting live assignments read all 3,000."""
-    campaign = campaign_of(3000, redundancy=3)
+def fill(campaign, idle: int, idle_step: str) -> None:
+    """By bulk SQL: a finished place on each of the campaign's 3,000 HITs, and on HITs 1 to `idle` an open place
+    idle for a day less (k - 1) × `idle_step` on HIT k (HIT 1 idle the longest)."""
+    total = 3000 + idle
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO annotation_annotator (external_id, source, native_language, country, "
-                       "created_at) SELECT 'big' || n, 'crowd', '', '', now() FROM generate_series(1, 3005) n")
+                       "created_at) SELECT %s || n, 'crowd', '', '', now() FROM generate_series(1, %s) n",
+                       [campaign.slug, total])
         cursor.execute(
             "INSERT INTO annotation_assignment (campaign_id, hit_id, annotator_id, token, status, position, "
             "started_at, last_activity_at, completion_code, browser_key, entry) SELECT %s, h.id, a.id, "
             "md5(a.external_id), CASE WHEN n <= 3000 THEN 'completed' ELSE 'active' END, 0, now(), "
-            "CASE WHEN n <= 3000 THEN now() ELSE now() - interval '1 day' END, '', '', '{}'::jsonb "
-            "FROM generate_series(1, 3005) n JOIN annotation_annotator a ON a.external_id = 'big' || n "
-            "JOIN annotation_hit h ON h.campaign_id = %s AND h.number = CASE WHEN n <= 3000 THEN n ELSE n - 3000 END",
-            [campaign.pk, campaign.pk])
+            "CASE WHEN n <= 3000 THEN now() ELSE now() - interval '1 day' + (n - 3001) * %s::interval END, "
+            "'', '', '{}'::jsonb FROM generate_series(1, %s) n JOIN annotation_annotator a "
+            "ON a.external_id = %s || n JOIN annotation_hit h ON h.campaign_id = %s "
+            "AND h.number = CASE WHEN n <= 3000 THEN n ELSE n - 3000 END",
+            [campaign.pk, idle_step, total, campaign.slug, campaign.pk])
         cursor.execute("ANALYZE annotation_hit")
         cursor.execute("ANALYZE annotation_assignment")
+
+
+def test_the_lookup_reads_a_bounded_number_of_rows_whatever_the_campaign_size():
+    """3,000 HITs each holding a finished place and 5 with an idle one: EXPLAIN ANALYZE of the lookup's statements
+    reads at most a few times `limit` rows in all, where counting live assignments read all 3,000."""
+    campaign = campaign_of(3000, redundancy=3)
+    fill(campaign, idle=5, idle_step="0")
     with CaptureQueriesContext(connection) as captured:
         found = _free_hits(campaign, [], idle_cutoff(campaign), limit=10)
     assert [n for n in Hit.objects.filter(pk__in=[pk for pk, _ in found]).order_by("number")
             .values_list("number", flat=True)] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # the idle ones first
+    read = rows_read(captured)
+    assert read <= 100, read
+
+
+def rows_read(captured) -> int:
+    """Rows the captured statements' scans of tables and indexes read (EXPLAIN ANALYZE: returned, and removed by a
+    filter)."""
     read = 0
     for query in captured.captured_queries:
         with connection.cursor() as cursor:
@@ -117,7 +133,21 @@ def test_the_lookup_reads_a_bounded_number_of_rows_whatever_the_campaign_size():
         stack = [plan]
         while stack:
             node = stack.pop()
-            if "Scan" in node["Node Type"]:
+            if "Relation Name" in node:  # a scan of a table or an index
                 read += node["Actual Rows"] * node.get("Actual Loops", 1) + node.get("Rows Removed by Filter", 0)
             stack += node.get("Plans", [])
+    return read
+
+
+def test_the_lookup_stays_bounded_when_many_places_are_idle():
+    """3,000 HITs (redundancy 2), each with a finished place; HITs 1 to 400 also with a place idle for a day less
+    a minute per HIT (HIT 1 the longest). With `idle_read` 20 the lookup reads a bounded number of rows,
+    where it read all 400 idle places before, and ranks the oldest idle places' HITs by their live count."""
+    campaign = campaign_of(3000, redundancy=2)
+    fill(campaign, idle=400, idle_step="1 minute")
+    with CaptureQueriesContext(connection) as captured:
+        found = _free_hits(campaign, [], idle_cutoff(campaign), limit=10, idle_read=20)
+    number = dict(campaign.hits.values_list("pk", "number"))
+    assert [number[pk] for pk, _ in found] == list(range(1, 11))  # live 1 each, as HITs 401 on; by number
+    read = rows_read(captured)
     assert read <= 100, read

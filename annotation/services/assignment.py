@@ -194,7 +194,12 @@ def _new_hit(campaign: Campaign, annotator: Annotator, entry: dict, browser: str
     raise NoHitAvailable
 
 
-def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50) -> list[tuple[int, dict]]:
+#: How many idle places (open assignments idle past the timeout) one lookup reads at most, oldest first.
+IDLE_READ = 250
+
+
+def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50,
+               idle_read: int = IDLE_READ) -> list[tuple[int, dict]]:
     """(pk, exposure) of up to `limit` HITs with a free place, fewest live assignments first, then by number
     (docs/methods.md §2.3), leaving out the HITs in `taken` (the worker's own).
 
@@ -202,18 +207,26 @@ def _free_hits(campaign: Campaign, taken: list[int], cutoff, limit: int = 50) ->
     those idle past the timeout. One statement of two bounded reads, whatever the campaign's size
     (benchmarks/free_hit_lookup.py): the first `limit` HITs by (held, number), an index walk that stops there; and
     the first `limit` HITs with idle
-    places by (live, number), from the partial index of active assignments. A HIT of the walk with idle places
-    either comes back from the second read with its live count, or ranks behind `limit` HITs that do."""
+    places by (live, number), counted over the `idle_read` oldest idle places (the partial index of active
+    assignments, walked by last activity). A HIT of the walk with idle places either comes back from the second
+    read with its live count, or ranks behind `limit` HITs that do.
+
+    The order is exact while at most `idle_read` places of the campaign are idle at once. Beyond that, a HIT
+    whose idle places are all newer than the oldest `idle_read` ranks by its held places, as if they were still
+    live (as before they went idle; a full one is not offered), until older ones are handed out again: `_claim`
+    releases every idle place of the HIT it takes, so the oldest go first. No HIT is ever filled past its
+    redundancy (`_claim` counts under the HIT's lock)."""
     hit, assignment = Hit._meta.db_table, Assignment._meta.db_table
     own = f"AND h.id NOT IN ({', '.join(['%s'] * len(taken))})" if taken else ""
     sql = (f"SELECT * FROM (SELECT h.id, h.exposure, h.number, h.held AS live, 0 AS idle_places FROM {hit} h "
            f"WHERE h.campaign_id = %s AND h.held < %s {own} ORDER BY h.held, h.number LIMIT %s) walk UNION ALL "
            f"SELECT * FROM (SELECT h.id, h.exposure, h.number, h.held - i.idle AS live, 1 AS idle_places FROM ("
-           f"SELECT hit_id, COUNT(*) AS idle FROM {assignment} WHERE campaign_id = %s AND status = %s AND "
-           f"last_activity_at < %s GROUP BY hit_id) i JOIN {hit} h ON h.id = i.hit_id "
+           f"SELECT hit_id, COUNT(*) AS idle FROM (SELECT hit_id FROM {assignment} WHERE campaign_id = %s AND "
+           f"status = %s AND last_activity_at < %s ORDER BY last_activity_at LIMIT %s) oldest GROUP BY hit_id) i "
+           f"JOIN {hit} h ON h.id = i.hit_id "
            f"WHERE h.held - i.idle < %s {own} ORDER BY live, h.number LIMIT %s) idle")
     params = [campaign.pk, campaign.redundancy, *taken, limit,
-              campaign.pk, Assignment.Status.ACTIVE, cutoff, campaign.redundancy, *taken, limit]
+              campaign.pk, Assignment.Status.ACTIVE, cutoff, idle_read, campaign.redundancy, *taken, limit]
     rows: dict[int, tuple] = {}
     for h in Hit.objects.raw(sql, params):  # a HIT with idle places: its live count, not its held one
         if h.idle_places or h.pk not in rows:
