@@ -33,7 +33,7 @@ from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import assignment_completed, judgments_recorded
-from . import judging_sql, tutorials
+from . import judging_sql, trials, tutorials
 from .judging_sql import Snapshot
 
 
@@ -135,7 +135,8 @@ def _check_open(assignment: Assignment) -> None:
     """Raise CampaignHalted or AssignmentGone for an assignment that may not go on now; finished HITs pass.
 
     Closed comes first (it is true for everyone, the idle worker too); a worker who lost the HIT is told so
-    before a pause, which their HIT would not outlast anyway."""
+    before a pause, which their HIT would not outlast anyway. A trial's HIT goes on in a draft campaign
+    (services/trials.py)."""
     status = assignment.campaign.status
     done = assignment.position >= assignment.hit.size
     progress = {"position": min(assignment.position + 1, assignment.hit.size), "total": assignment.hit.size,
@@ -144,7 +145,7 @@ def _check_open(assignment: Assignment) -> None:
         raise CampaignHalted(True, progress)
     if assignment.status == Assignment.Status.ABANDONED:
         raise AssignmentGone(assignment.campaign.blocked_annotators.filter(pk=assignment.annotator_id).exists())
-    if not done and status != Campaign.Status.ACTIVE:
+    if not done and status != Campaign.Status.ACTIVE and not trials.works_in_draft(assignment):
         raise CampaignHalted(False, progress)
 
 
