@@ -108,3 +108,15 @@ def test_a_draft_is_tried_to_the_end_and_a_crowd_hit_in_a_draft_is_still_held(ma
     Assignment.objects.filter(pk=crowd.pk).update(status=Assignment.Status.ACTIVE, position=0)
     Judgment.objects.filter(assignment=crowd).delete()
     assert Client().get(f"/api/hit/{token}/").status_code == 423
+
+
+@pytest.mark.parametrize("limits", ["crowd", "lab"])
+def test_the_crowd_link_never_enters_as_a_trial_worker(make_campaign, owner_client, limits):
+    """A trial worker's id (shown on the results page, to the researchers it is shared with too) does not open the
+    trial's HIT through the crowd link: that would let anyone add judgments as the owner's test worker."""
+    campaign = make_campaign(status=Campaign.Status.ACTIVE, entry_limits=limits)
+    token = try_it(owner_client, campaign).url.rstrip("/").split("/")[-1]
+    trial = Assignment.objects.get(token=token).annotator.external_id
+    refused = Client().get(f"/c/{campaign.slug}/start/", {"worker_id": trial})
+    assert refused.status_code == 400 and token not in refused.content.decode()
+    assert Assignment.objects.filter(campaign=campaign).count() == 1
