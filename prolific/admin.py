@@ -71,8 +71,8 @@ class ProlificAccountAdmin(ResearcherAdmin):
         return accounts if request.user.is_superuser else accounts.filter(user=request.user)
 
     def has_add_permission(self, request):
-        return is_researcher(request.user) and (
-            request.user.is_superuser or not ProlificAccount.objects.filter(user=request.user).exists())
+        """The add form makes the signed-in user's own account (`save_model`), one per user: a superuser too."""
+        return is_researcher(request.user) and not ProlificAccount.objects.filter(user=request.user).exists()
 
     @admin.display(description="API token")
     def token_state(self, account):

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Assignment, Judgment, TutorialTry
 from annotation.services import judging
+from evaluation.models import WorkerGate
 
 from .conftest import post_answer, start
 from .test_training import RIGHT, training_campaign, training_lines
@@ -161,3 +162,23 @@ def test_a_tutorial_item_is_answered_by_itself_not_in_a_batch(db):
     assert response.status_code == 400 and "tutorial" in response.json()["error"]
     assert _stored(token) == [] and not TutorialTry.objects.exists()
     assert post_answer(client, token, {"batch": [{"item": ids[0], **RIGHT}]}).status_code == 201  # one is fine
+
+
+def test_silent_checks_in_a_batch_are_scored_like_items_alone_and_never_told_apart(
+        db, django_capture_on_commit_callbacks):
+    """To the judge a silent check is an item like the others (docs/methods.md §12.5): a batch over checks is not
+    refused (a refusal would tell them apart), each check is scored and kept as when it comes alone, and failing
+    them gates the worker as the single answers do."""
+    campaign = training_campaign(lines=training_lines(tutorials=2), tutorial_mode="silent")
+    client = Client()
+    token = start(client, campaign, "batch-careless")
+    total = client.get(f"/api/hit/{token}/").json()["total"]
+    ids = _ids(token, 0, total)
+    assert Assignment.objects.get(token=token).hit.items.filter(item_type="tutorial").count() == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_answer(client, token, {"batch": [{"item": item, "spans": [], "score": 50} for item in ids]})
+    assert response.status_code == 201, response.content
+    assert response.json()["done"] and "training" not in response.json()
+    assert len(_stored(token)) == total
+    assert list(TutorialTry.objects.values_list("mode", "passed", "final")) == [("silent", False, True)] * 2
+    assert WorkerGate.objects.get(campaign=campaign).rule == "checks"

@@ -5,6 +5,7 @@ started here: a good image, a slow responder, an oversized body (declared and un
 Only public addresses are fetched: the local server is reached only where MEDIA_FETCH_ALLOWED_NETWORKS lists it,
 and a redirect to another local address is refused."""
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +17,7 @@ from annotation.building.campaign_files import CampaignFileError
 from annotation.media_models import MediaItem
 from annotation.models import Campaign
 from annotation.services.campaign_import import import_campaign
-from annotation.services.media_fetch import FetchError, _check_peer
+from annotation.services.media_fetch import FetchError, _check_peer, fetch
 
 from .media_files import media_lines, png
 
@@ -160,3 +161,26 @@ def test_private_link_local_and_mapped_addresses_are_not_public(address, setting
 def test_a_public_address_passes(address, settings):
     settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
     assert _check_peer(_Peer(address)) is None
+
+
+def test_a_local_address_is_refused_before_connecting_so_no_port_can_be_probed(settings):
+    """The address is checked before the connection, not after it: a local port, open or closed, is never reached
+    and both are refused alike (the message is no scanner of the inside network; HTTPS sends no handshake there)."""
+    settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
+    listener, closed = socket.socket(), socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    closed.bind(("127.0.0.1", 0))  # bound, not listening: a connection to it would be refused
+    try:
+        messages = []
+        for sock in (listener, closed):
+            with pytest.raises(FetchError, match=r"leads to 127\.0\.0\.1, a private or local address") as refused:
+                fetch(f"http://127.0.0.1:{sock.getsockname()[1]}/x.png")
+            messages.append(str(refused.value))
+        assert messages[0] == messages[1]
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):  # nothing ever connected
+            listener.accept()
+    finally:
+        listener.close()
+        closed.close()

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 
-from annotation.models import Annotator, Assignment, Campaign
+from annotation.models import Annotator, Assignment, Campaign, Judgment
 from annotation.services.trials import TRIAL_SOURCE
 from evaluation.analyses import compute_results
 
@@ -88,3 +88,35 @@ def test_the_in_use_page_says_what_a_researcher_can_change(make_campaign):
     assert Client().get(f"/c/{campaign.slug}/start/", {"worker_id": "w1"}).status_code == 302
     refused = Client().get(f"/c/{campaign.slug}/start/", {"worker_id": "w1"})
     assert refused.status_code == 409 and "Try as a worker" in refused.content.decode()
+
+
+def test_a_draft_is_tried_to_the_end_and_a_crowd_hit_in_a_draft_is_still_held(make_campaign, owner_client):
+    """"A draft campaign can be tried before Publish" (services/trials.py): the trial's HIT is served and its
+    answers stored (once), up to the end; the same HIT of a crowd worker in a draft (put back to draft after it was
+    handed out) stays held, as for a paused campaign."""
+    campaign = make_campaign(status=Campaign.Status.DRAFT)
+    token = try_it(owner_client, campaign).url.rstrip("/").split("/")[-1]
+    state = owner_client.get(f"/api/hit/{token}/")
+    assert state.status_code == 200, state.content
+    for _ in range(state.json()["total"]):
+        item = state.json()["item"]
+        state = post_answer(owner_client, token, {"item": item["id"], **VALID["adequacy"](item)})
+        assert state.status_code == 201, state.content
+    assert state.json()["done"] and Judgment.objects.filter(assignment__token=token).count() == state.json()["total"]
+    crowd = Assignment.objects.get(token=token)
+    Annotator.objects.filter(pk=crowd.annotator_id).update(source="crowd")
+    Assignment.objects.filter(pk=crowd.pk).update(status=Assignment.Status.ACTIVE, position=0)
+    Judgment.objects.filter(assignment=crowd).delete()
+    assert Client().get(f"/api/hit/{token}/").status_code == 423
+
+
+@pytest.mark.parametrize("limits", ["crowd", "lab"])
+def test_the_crowd_link_never_enters_as_a_trial_worker(make_campaign, owner_client, limits):
+    """A trial worker's id (shown on the results page, to the researchers it is shared with too) does not open the
+    trial's HIT through the crowd link: that would let anyone add judgments as the owner's test worker."""
+    campaign = make_campaign(status=Campaign.Status.ACTIVE, entry_limits=limits)
+    token = try_it(owner_client, campaign).url.rstrip("/").split("/")[-1]
+    trial = Assignment.objects.get(token=token).annotator.external_id
+    refused = Client().get(f"/c/{campaign.slug}/start/", {"worker_id": trial})
+    assert refused.status_code == 400 and token not in refused.content.decode()
+    assert Assignment.objects.filter(campaign=campaign).count() == 1

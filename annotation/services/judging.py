@@ -33,7 +33,7 @@ from ..models import Assignment, Campaign, HitItem, Judgment
 from ..protocols import JudgmentError
 from ..protocols.base import require_item_id
 from ..signals import assignment_completed, judgments_recorded
-from . import judging_sql, tutorials
+from . import judging_sql, trials, tutorials
 from .judging_sql import Snapshot
 
 
@@ -135,7 +135,8 @@ def _check_open(assignment: Assignment) -> None:
     """Raise CampaignHalted or AssignmentGone for an assignment that may not go on now; finished HITs pass.
 
     Closed comes first (it is true for everyone, the idle worker too); a worker who lost the HIT is told so
-    before a pause, which their HIT would not outlast anyway."""
+    before a pause, which their HIT would not outlast anyway. A trial's HIT goes on in a draft campaign
+    (services/trials.py)."""
     status = assignment.campaign.status
     done = assignment.position >= assignment.hit.size
     progress = {"position": min(assignment.position + 1, assignment.hit.size), "total": assignment.hit.size,
@@ -144,7 +145,7 @@ def _check_open(assignment: Assignment) -> None:
         raise CampaignHalted(True, progress)
     if assignment.status == Assignment.Status.ABANDONED:
         raise AssignmentGone(assignment.campaign.blocked_annotators.filter(pk=assignment.annotator_id).exists())
-    if not done and status != Campaign.Status.ACTIVE:
+    if not done and status != Campaign.Status.ACTIVE and not trials.works_in_draft(assignment):
         raise CampaignHalted(False, progress)
 
 
@@ -293,13 +294,18 @@ def _try_submit(snapshot: Snapshot, item_ids: list[int], bodies: list) -> Answer
     items = _batch_items(snapshot, judged)
     for item, one in zip(items, judged, strict=True):
         _check(assignment, item, one)
-    if len(judged) > 1 and any(assignment.campaign.protocol_spec.check_expected(item, one.fields) is not None
-                               for item, one in zip(items, judged, strict=True)):
+    if len(judged) > 1 and tutorials.loud_among(assignment, items, [one.fields for one in judged]):
         raise JudgmentError(f"a tutorial item is answered by itself, not in a '{BATCH}'")
     fields = judged[0].fields
     pending, stay = tutorials.before_record(assignment, current, fields, lambda: _item_state(assignment, current))
     if stay is not None:  # a loud tutorial's wrong try: stored as a try, the item stays current
         return Answer(200, stay)
+    # the POST's tutorial answers to keep with their judgments; a batch's silent checks too, each scored and kept as
+    # if it came alone (never told apart from the other items)
+    checks = [(current, fields, pending)] + [
+        (item, one.fields, tutorials.before_record(assignment, item, one.fields, None)[0])
+        for item, one in zip(items[1:], judged[1:], strict=True)]
+    checks = [check for check in checks if check[2] is not None]
     now = timezone.now()
     served_at = assignment.item_served_at or assignment.started_at
     # A batch's answers arrive together: the time since its first item was served is shared out equally.
@@ -316,14 +322,15 @@ def _try_submit(snapshot: Snapshot, item_ids: list[int], bodies: list) -> Answer
         assignment.status = Assignment.Status.COMPLETED
         assignment.completed_at = now
         assignment.completion_code = completion_code_for(assignment)
-    if pending is None:
+    if not checks:
         if not judging_sql.record(assignment, judgments, expected_position=position):
             return None
     else:
         with transaction.atomic():
             if not judging_sql.record(assignment, judgments, expected_position=position):
                 return None
-            tutorials.after_record(assignment, current, fields, pending)
+            for item, item_fields, item_pending in checks:
+                tutorials.after_record(assignment, item, item_fields, item_pending)
     _announce(assignment, len(judgments), completed=assignment.position >= total)
     state = _done_state(assignment) if assignment.position >= total else _item_state(
         assignment, snapshot.items[assignment.position])

@@ -378,14 +378,15 @@ def _insert_statement(rows: int) -> _Statement:
 
 def record(assignment: Assignment, judgments: list[Judgment], expected_position: int) -> bool:
     """Store `judgments` (unsaved: one, or a batch's) and save `assignment`'s advanced fields, if the assignment
-    is still active at `expected_position` in the database and its campaign is still active; True if stored.
+    is still active at `expected_position` in the database and its campaign still has the status read; True if stored.
     `assignment` carries the new values already (`position`, `last_item_id`, ...; also `status`, `completed_at`,
     `completion_code` when it completes). One statement on PostgreSQL, whatever the number of judgments."""
     db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
     update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
                      for name in names]
-    update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, Campaign.Status.ACTIVE]
+    # the campaign's status as read and let through (judging._check_open: active, or a draft for a trial's HIT)
+    update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, assignment.campaign.status]
     insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db)
                      for judgment in judgments for f in _JUDGMENT_FIELDS]
     if db.vendor == "postgresql":

@@ -3,15 +3,17 @@ at import, into a temporary file, within a size cap (MEDIA_MAX_FILE_BYTES) and a
 seconds for the whole download, not per read), and then stored like a bundle's file: the judges' browsers never
 load a third party.
 
-Only public hosts are fetched: the address a connection actually reaches is checked after connecting (so a DNS
-answer that changes between check and use, or a redirect, cannot lead to a private, loopback, link-local or cloud
-metadata address), unless it lies in MEDIA_FETCH_ALLOWED_NETWORKS. Proxies from the environment are not used, and
+Only public hosts are fetched: each address the host name resolves to is checked before it is connected to (no
+packet reaches a private, loopback, link-local or cloud metadata address, and a redirect's host is checked alike),
+and the address a connection actually reaches is checked again after connecting, unless it lies in
+MEDIA_FETCH_ALLOWED_NETWORKS. Proxies from the environment are not used, and
 only http(s) is spoken, redirects included."""
 from __future__ import annotations
 
 import hashlib
 import http.client
 import ipaddress
+import socket
 import tempfile
 import time
 import urllib.error
@@ -37,25 +39,68 @@ class Fetched:
     sha256: str
 
 
-def _check_peer(sock) -> None:
-    """Refuse a connection whose peer is not a public address (nor in MEDIA_FETCH_ALLOWED_NETWORKS)."""
-    address = ipaddress.ip_address(sock.getpeername()[0].split("%", 1)[0])
+def _refusal(host: str) -> str | None:
+    """Why an address may not be fetched (not public, nor in MEDIA_FETCH_ALLOWED_NETWORKS), or None."""
+    address = ipaddress.ip_address(host.split("%", 1)[0])
     if address.version == 6 and address.ipv4_mapped:
         address = address.ipv4_mapped
     allowed = [ipaddress.ip_network(net, strict=False) for net in settings.MEDIA_FETCH_ALLOWED_NETWORKS]
     if not address.is_global and not any(address in net for net in allowed):
+        return (f"leads to {address}, a private or local address; only public hosts are fetched "
+                "(MEDIA_FETCH_ALLOWED_NETWORKS lists exceptions)")
+    return None
+
+
+def _check_peer(sock) -> None:
+    """Refuse a connection whose peer is not a public address (nor in MEDIA_FETCH_ALLOWED_NETWORKS)."""
+    refusal = _refusal(sock.getpeername()[0])
+    if refusal is not None:
         sock.close()
-        raise FetchError(f"leads to {address}, a private or local address; only public hosts are fetched "
-                         "(MEDIA_FETCH_ALLOWED_NETWORKS lists exceptions)")
+        raise FetchError(refusal)
+
+
+def _create_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_address=None):
+    """socket.create_connection to the first of the host's addresses that may be fetched: a refused address is
+    never connected to, so no packet (nor a TLS handshake) reaches it and an open port is told from a closed one
+    by nothing."""
+    host, port = address
+    refusal, error = None, None
+    for family, kind, proto, _, peer in socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM):
+        problem = _refusal(peer[0])
+        if problem is not None:
+            refusal = refusal or problem
+            continue
+        sock = socket.socket(family, kind, proto)
+        try:
+            if timeout is not socket._GLOBAL_DEFAULT_TIMEOUT:
+                sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(peer)
+            return sock
+        except OSError as exc:
+            sock.close()
+            error = exc
+    if error is not None:
+        raise error
+    raise FetchError(refusal or f"{host} has no address")
 
 
 class _GuardedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._create_connection = _create_connection  # addresses checked before connecting
+
     def connect(self):
         super().connect()
         _check_peer(self.sock)
 
 
 class _GuardedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._create_connection = _create_connection  # addresses checked before connecting (and the handshake)
+
     def connect(self):
         super().connect()
         _check_peer(self.sock)

@@ -29,6 +29,13 @@ def triable(campaign: Campaign) -> bool:
     return campaign.status in (Campaign.Status.DRAFT, Campaign.Status.ACTIVE)
 
 
+def works_in_draft(assignment) -> bool:
+    """Whether the HIT is a trial's in a draft campaign, which it may work in before Publish (no crowd HIT exists
+    in a draft). One query, asked only of a draft campaign's HIT."""
+    return (assignment.campaign.status == Campaign.Status.DRAFT
+            and Annotator.objects.filter(pk=assignment.annotator_id, source=TRIAL_SOURCE).exists())
+
+
 def trial_worker(user, campaign: Campaign) -> Annotator:
     """A new, unsaved test worker for `user` (saved with the HIT it is given), who qualifies for the campaign."""
     return Annotator(external_id=f"{TRIAL_PREFIX}{user.pk}-{secrets.token_hex(4)}", source=TRIAL_SOURCE,

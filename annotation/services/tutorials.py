@@ -38,6 +38,16 @@ def _answer(fields: dict) -> dict:
     return answer
 
 
+def loud_among(assignment: Assignment, items: list[HitItem], answers: list[dict]) -> bool:
+    """Whether a batch's items hold a loud tutorial, which is answered by itself (a wrong try keeps it current, with
+    feedback). A silent check goes in a batch like any item: refusing it would tell the judge which items are
+    checks (docs/methods.md §12.5)."""
+    if training.mode(assignment.campaign.options or {}) == training.SILENT:
+        return False
+    protocol = assignment.campaign.protocol_spec
+    return any(protocol.check_expected(item, fields) is not None for item, fields in zip(items, answers, strict=True))
+
+
 def before_record(assignment: Assignment, item: HitItem, fields: dict, state_of_item) -> tuple[Pending | None, dict
                                                                                                  | None]:
     """(what to store with the judgment, None) for an answer that goes on; (None, the state to answer with) for a

@@ -280,6 +280,9 @@ def _crowd_enter(request, campaign: Campaign, worker: tuple[str, str], browser: 
     """A worker id held by another browser gets `_in_use` before anything of the worker's is shown or changed; a
     worker first seen is stored only once a HIT is handed out (with their qualification answers)."""
     annotator = assigning.crowd_worker(*worker)
+    if annotator.source == trials.TRIAL_SOURCE:  # a researcher's test worker enters by "Try as a worker" alone
+        return _message(request, "Invalid worker id", "This worker id is a researcher's test worker, not a crowd "
+                        "worker's: please open the link you were given.", 400)
     mine = assigning.worker_assignments(campaign, annotator)
     if browser is not None and campaign.accepts_annotators and assigning.in_use_elsewhere(campaign, mine, browser):
         return _in_use(request, campaign)

@@ -87,3 +87,15 @@ def test_another_researchers_study_is_not_reviewable(fake, make_campaign, resear
     other = django_user_model.objects.create_user("other", password="pw", is_staff=True)
     response = signed_in(other).get(f"/admin/prolific/prolificstudy/{study.pk}/review/")
     assert response.status_code in (302, 403)
+
+
+@pytest.mark.parametrize("superuser", [False, True])
+def test_a_second_account_of_the_same_user_is_refused_not_a_500(django_user_model, superuser):
+    """One account per user (its token is the user's): a second add, from a stale form or by a superuser, is a 403
+    and keeps the token set, never an IntegrityError."""
+    user = django_user_model.objects.create_user("r2", password="pw", is_staff=True, is_superuser=superuser)
+    session = signed_in(user)
+    assert session.post("/admin/prolific/prolificaccount/add/", {"token": TOKEN}).status_code == 302
+    again = session.post("/admin/prolific/prolificaccount/add/", {"token": "another"})
+    assert again.status_code == 403
+    assert ProlificAccount.objects.get(user=user).token() == TOKEN

@@ -91,7 +91,7 @@ def reviewed_significance(ranking: ReviewRanking, unit_system: np.ndarray, unit_
     reviews' scores (several first-pass annotations or reviewers of one translation averaged), paired by segment
     and, under WMT24, tested per domain and combined, as the first stage's own table (docs/methods.md §9.4). The
     systems are ordered by `preset_scores`; those with fewer reviewed items than the preset's `min_items` are
-    unranked. (items per system, significance)."""
+    unranked (by the caller, with the clusters). (items per system, significance)."""
     finite_rows = np.flatnonzero(np.isfinite(unit_score))
     key = unit_system[finite_rows] * (int(unit_segment.max(initial=0)) + 1) + unit_segment[finite_rows]
     items, item_of_row = np.unique(key, return_inverse=True)
