@@ -106,8 +106,10 @@ class ProlificStudyAdmin(ResearcherAdmin):
                        "review_link", "published_at")
 
     def get_queryset(self, request):
+        """A study is run with its owner's Prolific account and money: only its owner (and superusers) see it and
+        act on it, even where the campaign is shared with other researchers."""
         studies = super().get_queryset(request).select_related("campaign")
-        return studies.filter(campaign__in=Campaign.objects.visible_to(request.user))
+        return studies if request.user.is_superuser else studies.filter(owner=request.user)
 
     #: What the researcher sets; once the study exists on Prolific they are shown, not edited (Prolific has its copy).
     settings_fields = ("campaign", "name", "description", "devices", "estimated_minutes", "bonus_share")
@@ -124,7 +126,9 @@ class ProlificStudyAdmin(ResearcherAdmin):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "campaign":
-            kwargs["queryset"] = Campaign.objects.visible_to(request.user).filter(analysis_only=False)
+            # Creating the draft sets the campaign's completion codes: a campaign of one's own only.
+            campaigns = Campaign.objects.visible_to(request.user).filter(analysis_only=False)
+            kwargs["queryset"] = campaigns if request.user.is_superuser else campaigns.filter(owner=request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
@@ -237,8 +241,8 @@ class ProlificActionAdmin(LogAdmin):
     readonly_fields = [f.name for f in ProlificAction._meta.fields]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(
-            study__campaign__in=Campaign.objects.visible_to(request.user))
+        actions = super().get_queryset(request)
+        return actions if request.user.is_superuser else actions.filter(study__owner=request.user)
 
 
 
@@ -252,5 +256,5 @@ class ProlificCallAdmin(LogAdmin):
         calls = super().get_queryset(request).select_related("action")
         if request.user.is_superuser:
             return calls
-        return calls.filter(action__study__campaign__in=Campaign.objects.visible_to(request.user))
+        return calls.filter(action__study__owner=request.user)
 

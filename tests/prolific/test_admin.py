@@ -89,6 +89,24 @@ def test_another_researchers_study_is_not_reviewable(fake, make_campaign, resear
     assert response.status_code in (302, 403)
 
 
+def test_a_researcher_the_campaign_is_shared_with_neither_sees_the_owners_study_nor_makes_one(
+        fake, make_campaign, researcher, django_user_model):
+    """A study spends its owner's Prolific account and sets the campaign's completion codes: sharing the campaign
+    shares its results, not the study."""
+    campaign = make_campaign()
+    study = ProlificStudy.objects.create(campaign=campaign, owner=researcher, name="x", description="y",
+                                         status="draft", prolific_id="abc")
+    colleague = django_user_model.objects.create_user("colleague", password="pw", is_staff=True)
+    campaign.shared_with.add(colleague)
+    session = signed_in(colleague)
+    assert session.get(f"/admin/prolific/prolificstudy/{study.pk}/review/").status_code in (302, 403)
+    assert f"/prolificstudy/{study.pk}/change/" not in session.get("/admin/prolific/prolificstudy/").content.decode()
+    assert session.get(f"/admin/prolific/prolificstudy/{study.pk}/change/").status_code in (302, 403, 404)
+    form = session.get("/admin/prolific/prolificstudy/add/")
+    assert form.status_code == 200 and f'value="{campaign.pk}"' not in form.content.decode()
+    assert signed_in(researcher).get(f"/admin/prolific/prolificstudy/{study.pk}/review/").status_code == 200
+
+
 @pytest.mark.parametrize("superuser", [False, True])
 def test_a_second_account_of_the_same_user_is_refused_not_a_500(django_user_model, superuser):
     """One account per user (its token is the user's): a second add, from a stale form or by a superuser, is a 403
