@@ -150,7 +150,8 @@ class _Peer:
         pass
 
 
-@pytest.mark.parametrize("address", ["10.1.2.3", "169.254.169.254", "::1", "::ffff:192.168.0.1", "fe80::1%eth0"])
+@pytest.mark.parametrize("address", ["10.1.2.3", "169.254.169.254", "::1", "::ffff:192.168.0.1", "fe80::1%eth0",
+                                     "64:ff9b::a9fe:a9fe", "2002:c0a8:0001::1", "2001:0:4136:e378:8000:63bf:f5ff:fffe"])
 def test_private_link_local_and_mapped_addresses_are_not_public(address, settings):
     settings.MEDIA_FETCH_ALLOWED_NETWORKS = []
     with pytest.raises(FetchError, match="private or local"):

@@ -25,6 +25,8 @@ from django.conf import settings
 from ..building.media_refs import SNIFF_BYTES
 
 CHUNK = 1 << 16
+#: The well-known NAT64 prefix (RFC 6052): its last 32 bits are an IPv4 address.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class FetchError(ValueError):
@@ -42,8 +44,11 @@ class Fetched:
 def _refusal(host: str) -> str | None:
     """Why an address may not be fetched (not public, nor in MEDIA_FETCH_ALLOWED_NETWORKS), or None."""
     address = ipaddress.ip_address(host.split("%", 1)[0])
-    if address.version == 6 and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    if address.version == 6:  # an IPv4 address carried inside IPv6 (mapped, 6to4, Teredo, NAT64) is judged as IPv4
+        carried = address.ipv4_mapped or address.sixtofour or (address.teredo or (None, None))[1]
+        if carried is None and address in NAT64:
+            carried = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        address = carried or address
     allowed = [ipaddress.ip_network(net, strict=False) for net in settings.MEDIA_FETCH_ALLOWED_NETWORKS]
     if not address.is_global and not any(address in net for net in allowed):
         return (f"leads to {address}, a private or local address; only public hosts are fetched "
