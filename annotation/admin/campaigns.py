@@ -274,7 +274,7 @@ class CampaignAdmin(OwnedAdmin):
             else []
         protocol = campaign.protocol_spec
         options = campaign.options or {}
-        rows = [{"item": item, "blocks": text_blocks(protocol.item_payload(item)),
+        rows = [{"item": item, "blocks": text_blocks(protocol.item_payload(item)), "type": protocol.preview_type(item),
                  "systems": preview_systems(protocol, item, options)} for item in items]
         capacity = capacity_of(campaign) if hit else None
         return render(request, "admin/annotation/campaign/preview.html", {
