@@ -132,11 +132,13 @@ class CampaignAdmin(OwnedAdmin):
 
     @admin.display(description="progress")
     def progress(self, campaign):
-        """Done HITs of all (done: by as many workers as the redundancy asks), and judgments."""
+        """Done HITs of all (done: by as many workers as the redundancy asks), the places done (one worker
+        finishing a HIT; HITs × redundancy in all), which move with every finished HIT, and judgments."""
         counts = getattr(campaign, "progress_counts", None) or campaign_counts([campaign])[campaign.pk]
         if campaign.analysis_only:
             return f"{counts['judgments']} judgments (imported)"
-        return f"{counts['hits_done']} / {counts['hits_total']} HITs done · {counts['judgments']} judgments"
+        return (f"{counts['hits_done']} / {counts['hits_total']} HITs done · places done {counts['places_done']} / "
+                f"{counts['places_total']} · {counts['judgments']} judgments")
 
     # The campaign's page ----------------------------------------------------------------------------
 
@@ -154,7 +156,8 @@ class CampaignAdmin(OwnedAdmin):
         return {
             "links": campaign_links(request, campaign), "counts": counts,
             "assignments_needed": needed, "judgments_needed": (items["items"] or 0) * campaign.redundancy,
-            "done_percent": round(100 * counts["assignments_done"] / needed) if needed else 0,
+            # HITs done × redundancy of HITs × redundancy, as the Stages card and the campaign list count them
+            "done_percent": round(100 * counts["hits_done"] / counts["hits_total"]) if counts["hits_total"] else 0,
             "status_help": STATUS_HELP.get(campaign.status, ""),
             "stages": stage_progress(campaign),
             "curated": campaign.protocol_spec.curated,
