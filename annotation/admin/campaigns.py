@@ -29,6 +29,7 @@ from ..services.campaign_import import (
 from ..services.crowd_links import active_entry_limits, entry_limits_text
 from ..services.progress import EMPTY, campaign_counts
 from ..services.stages import build_stages, stage_progress
+from .campaign_list import CampaignListColumns
 from .campaign_page import (
     campaign_links,
     capacity_of,
@@ -62,9 +63,7 @@ class OwnedAdmin(admin.ModelAdmin):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(OwnedAdmin):
-    list_display = ["name", "slug", "protocol", "status", "progress", "redundancy", "hit_size", "owner",
-                    "created_at"]
+class CampaignAdmin(CampaignListColumns, OwnedAdmin):
     list_select_related = ["owner"]
     list_filter = ["protocol", "status", "analysis_only"]
     search_fields = ["name", "slug"]
@@ -119,26 +118,6 @@ class CampaignAdmin(OwnedAdmin):
             option = next(option for option, _ in union(all_protocols()) if option.name == "qc_test")
             return forms.ChoiceField(choices=option.choice_list, label=option.title, help_text=option.help)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
-
-    # The list: progress of the page's campaigns in three grouped queries ------------------------------
-
-    def get_changelist_instance(self, request):
-        changelist = super().get_changelist_instance(request)
-        campaigns = list(changelist.result_list)  # evaluates the page's queryset once; its rows are reused
-        counts = campaign_counts(campaigns)
-        for campaign in campaigns:
-            campaign.progress_counts = counts[campaign.pk]
-        return changelist
-
-    @admin.display(description="progress")
-    def progress(self, campaign):
-        """Done HITs of all (done: by as many workers as the redundancy asks), the places done (one worker
-        finishing a HIT; HITs × redundancy in all), which move with every finished HIT, and judgments."""
-        counts = getattr(campaign, "progress_counts", None) or campaign_counts([campaign])[campaign.pk]
-        if campaign.analysis_only:
-            return f"{counts['judgments']} judgments (imported)"
-        return (f"{counts['hits_done']} / {counts['hits_total']} HITs done · places done {counts['places_done']} / "
-                f"{counts['places_total']} · {counts['judgments']} judgments")
 
     # The campaign's page ----------------------------------------------------------------------------
 
