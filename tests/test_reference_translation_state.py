@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def test_freshness_counts_both_stages_and_the_state_says_the_translators_were_excluded(admin_user):
     root, detect = pilot("reference-translation")
-    work(detect, ("judge-1", "judge-2"), hits=20)  # every translation judged
+    work(detect, ("judge-1", "judge-2", "judge-3", "judge-4"), hits=20)  # every translation judged
     # every detect judge marks every candidate machine-made: each translator's judged translations are flagged
     for judgment in Judgment.objects.filter(campaign=detect).select_related("item"):
         judgment.answer = {"machine": sorted(c["key"] for c in judgment.item.payload["candidates"])}

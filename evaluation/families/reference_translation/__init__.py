@@ -60,11 +60,11 @@ class ReferenceTranslationFamily(StagedFamily):
             return [{"what": "detection", "text": "no translation judged by the detect-MT stage yet, so no translator "
                      "can be checked for machine translation (their BLEU is shown meanwhile)"}]
         if excluded == translators:
-            share = f"{summary.get('flag_threshold', 0):.0%}"
-            return [{"what": "accepted", "text": f"all {translators} translator{'s' if translators != 1 else ''} "
-                     "were excluded as machine translation: the detect-MT judges flagged (by a majority of their "
-                     f"votes) at least {share} of each one's judged translations as machine-made, so no translation "
-                     "is accepted as a reference yet"}]
+            share = f"{100 * summary.get('flag_threshold', 0):g} %"
+            return [{"what": "accepted", "text": f"every translator ({translators}) was excluded as machine "
+                     "translation: the detect-MT judges flagged (by a majority of their votes) at least "
+                     f"{share} of each one's judged translations as machine-made, so no translation is accepted "
+                     "as a reference yet"}]
         return []
 
     def admin_summary(self, summary):
