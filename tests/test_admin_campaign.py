@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import strip_tags
 from scipy import stats as scipy_stats
 
 from annotation.building.hit_layout import HitPlanError
@@ -84,7 +85,7 @@ def test_the_campaign_page_shows_status_links_progress_and_actions(admin_client,
     assert f'href="/results/{campaign.slug}/"' in page and f'href="/api/campaigns/{campaign.slug}/"' in page
     assert 'id="publish"' in page and 'id="close"' in page and 'id="pause"' not in page
     assert f'href="/admin/annotation/campaign/{campaign.pk}/preview/"' in page
-    assert "1 HIT, each done by 2 workers: 2 assignments in all" in page
+    assert "1 HIT, each done by 2 workers: 2 places in all" in page
     assert "0 of 1 HITs done" in page and "0 of 200" in page  # judgments: 100 items × 2 workers
     # the link is the API's crowd_link
     assert crowd.endswith(admin_client.get(f"/api/campaigns/{campaign.slug}/").json()["crowd_link"].split(
@@ -97,12 +98,26 @@ def test_the_campaign_page_counts_progress(admin_client, make_campaign):
     w2_browser = Client()  # one browser for w2 throughout: its HIT is bound to it
     start(w2_browser, campaign, "w2")
     page = admin_client.get(change_url(campaign)).content.decode()
-    assert "0 of 1 HITs done · 1 with a worker now · 1 of 2 assignments done (50 %)" in page
+    # HITs done as the Stages card and the list count them (it said "1 of 2 assignments done (50 %)")
+    assert "0 of 1 HITs done (0 %) · places done 1 of 2 · 1 with a worker now" in page
+    assert '<progress value="0" max="1"' in page and "HITs done × redundancy of HITs × redundancy" in page
     assert "100 of 200" in page
     assert 'id="pause"' in page and 'id="publish"' not in page
     complete_hit(w2_browser, campaign.slug, "w2", Behaviour("diligent"), {"sys-A": 70, "sys-B": 60}, random.Random(2))
     counts = campaign_counts([campaign])[campaign.pk]
     assert (counts["hits_done"], counts["hits_assigned"], counts["judgments"]) == (1, 0, 200)
+
+
+def test_the_campaign_list_shows_places_done_next_to_hits_fully_done(admin_client, make_campaign):
+    """Redundancy 3, two workers finished the one HIT: no HIT fully done yet, but two of its three places are (the list
+    said only "0 / 1 HITs done · 200 judgments")."""
+    campaign = make_campaign(name="Places", redundancy=3)
+    for n, worker in enumerate(("w1", "w2")):
+        complete_hit(Client(), campaign.slug, worker, Behaviour("diligent"), {"sys-A": 70, "sys-B": 60},
+                     random.Random(n))
+    page = strip_tags(admin_client.get("/admin/annotation/campaign/").content.decode())
+    assert "0 / 1 HITs done · places done 2 / 3 · 200 judgments" in page
+    assert "0 of 1 HITs done (0 %) · places done 2 of 3" in admin_client.get(change_url(campaign)).content.decode()
 
 
 def test_an_analysis_only_campaign_has_no_crowd_link_nor_actions(admin_client):
@@ -132,7 +147,7 @@ def test_the_campaign_list_shows_progress_without_a_query_per_row(admin_client, 
         return response.content.decode(), len(queries)
 
     page, one = list_queries()
-    assert "0 / 1 HITs done · 0 judgments" in page and "column-progress" in page
+    assert "0 / 1 HITs done · places done 0 / 1 · 0 judgments" in strip_tags(page) and "column-progress" in page
     for i in range(5):
         make_campaign(name=f"More {i}")
     page, six = list_queries()

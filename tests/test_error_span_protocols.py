@@ -10,6 +10,7 @@ from django.test import Client
 from annotation.models import HitItem, Judgment
 from annotation.protocols import get_protocol
 from annotation.services.campaign_import import CampaignFileError, import_campaign
+from evaluation.families.error_spans.presenter import document_view
 
 from .conftest import post_answer, start
 
@@ -187,6 +188,13 @@ def test_contrastive_screens_show_every_system_and_take_an_answer_per_candidate(
     judgment = Judgment.objects.get(campaign=campaign)
     assert judgment.scores == {k: 10.0 * n for n, k in enumerate(keys)}
     assert judgment.spans == [{"start": 0, "end": 3, "severity": "major", "candidate": keys[0]}]
+    # the results' "one document, every judge" shows each column with its own score and spans
+    names = {c["key"]: c["name"] for c in judgment.item.payload["candidates"]}
+    doc_id = judgment.item.segment.document.doc_id
+    for n, key in enumerate(keys):
+        view = document_view(campaign, doc_id, names[key])
+        [judge] = next(s for s in view["segments"] if s["seg_id"] == judgment.item.segment.seg_id)["judges"]
+        assert judge["score"] == 10.0 * n and len(judge["spans"]) == (1 if n == 0 else 0)
 
 
 def test_prefilled_spans_are_checked_at_import_and_shown_premarked():

@@ -199,6 +199,29 @@ def test_results_by_hand_win_rates_consistency_and_agreement(api, researcher):
     assert csv.splitlines()[0].startswith("system,opponent,wins,ties,losses,n,win_rate")
 
 
+def test_one_document_every_judge_shows_each_column_of_the_side_by_side_screens(api, researcher):
+    """Side-by-side items have no output of their own: the document view finds the system's column by its
+    candidate key and shows that column's text and spans (it used to say "No judgments of this document")."""
+    campaign = sxs_campaign(owner=researcher, redundancy=2)
+    judge(campaign, "w1")
+    judge(campaign, "w2", hints=False)
+    family_of(campaign).compute(campaign)
+    view = api.get(f"/api/campaigns/{campaign.slug}/document/", {"document": "museum-0", "system": "gamma"}).json()
+    assert [(s["seg_id"], s["target"], len(s["judges"])) for s in view["segments"]] == [
+        (1, "A museum reopens on Saturday.", 2), (2, "Entry is free.", 2)]
+    first = view["segments"][0]
+    assert all([(s["start"], s["end"], s["severity"]) for s in j["spans"]] == [(20, 28, "major")]
+               for j in first["judges"])
+    assert first["score"] == pytest.approx(-5.0) and view["segments"][1]["score"] == pytest.approx(0.0)
+    page = Client()
+    page.force_login(researcher)
+    html = page.get(f"/results/{campaign.slug}/", {"document": "museum-0", "system": "beta"}).content.decode()
+    section = html[html.index('id="document"'):]
+    assert "No judgments of this document" not in section
+    assert section.count('class="doc-judge"') == 4 and '<mark class="span-major"' in section
+    assert "Admission</mark>" in section
+
+
 def test_the_judgment_export_in_mqm_tsv_and_json(api, researcher):
     campaign = sxs_campaign(owner=researcher)
     judge(campaign, "w1")

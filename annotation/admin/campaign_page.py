@@ -19,10 +19,14 @@ from ..services.reliability_capacity import (
 
 #: The item payload keys the preview shows, in order, as (key, label, gray): gray is context read first. A screen of
 #: several translations (`candidates`: ranking, contrastive ESA, MQM-SxS, constituent acceptance) shows each under its
-#: key after these, as the screen shows them side by side.
+#: key after these, as the screen shows them side by side. A question (reading comprehension's vote and grade screens)
+#: is a text or {"question", "answer"}; a list of them shows one a line.
 SHOWN = (("reference", "", True), ("source", "", True), ("article", "", True), ("candidate", "", False),
-         ("outputs", "", False), ("A", "A", False), ("B", "B", False))
-
+         ("outputs", "", False), ("A", "A", False), ("B", "B", False), ("question", "Question", False),
+         ("questions", "Questions", False), ("sample_answer", "Sample answer", False),
+         ("answer", "Given answer", False), ("others", "Other questions", True))
+#: The payload key of a text's highlighted phrase ([start, end) in code points, as hit.js's fillText marks it).
+SPAN_OF = {"source": "source_span"}
 
 def _url(name: str, fallback: str, **kwargs) -> str:
     """A route of another app by name, or its documented path if that app is not installed here."""
@@ -109,21 +113,39 @@ def preview_systems(protocol, item, options: dict) -> str:
     return protocol.preview_systems(item, options)
 
 
+def highlighted(text, span=None) -> dict:
+    """One line of the preview: the text cut at its highlighted phrase (constituent protocols: `[start, end)` in
+    code points, which Python's str counts as the screen's Array.from does); an unusable span highlights nothing,
+    as on the screen."""
+    text = str(text)
+    if not (isinstance(span, (list, tuple)) and len(span) == 2 and all(isinstance(n, int) for n in span)
+            and 0 <= span[0] < span[1] <= len(text)):
+        return {"before": text, "marked": "", "after": ""}
+    return {"before": text[:span[0]], "marked": text[span[0]:span[1]], "after": text[span[1]:]}
+
+
+def _question_text(value) -> str:
+    return str(value.get("question", "")) if isinstance(value, dict) else str(value)
+
+
 def text_blocks(shown: dict) -> list[dict]:
     """What the annotator sees, as blocks of lines (a pairwise item's sides hold one sentence a line; each of a
-    screen's candidates is a block under its key)."""
+    screen's candidates is a block under its key), each line with its highlighted phrase (`highlighted`)."""
     blocks = []
     for key, label, gray in SHOWN:
         value = shown.get(key)
         if value in (None, "", []):
             continue
-        lines = [str(line) for line in value] if isinstance(value, (list, tuple)) else [str(value)]
+        values = value if isinstance(value, (list, tuple)) else [value]
+        lines = [highlighted(_question_text(v), shown.get(SPAN_OF.get(key, ""))) for v in values]
         blocks.append({"key": key, "label": label, "gray": gray, "lines": lines})
+        if key == "question" and isinstance(value, dict) and value.get("answer"):  # the vote screen's sample answer
+            blocks.append({"key": "sample_answer", "label": "Sample answer", "gray": False,
+                           "lines": [highlighted(value["answer"])]})
     for candidate in shown.get("candidates") or ():
         blocks.append({"key": "candidates", "label": str(candidate.get("key", "")), "gray": False,
-                       "lines": [str(candidate.get("text", ""))]})
+                       "lines": [highlighted(candidate.get("text", ""), candidate.get("span"))]})
     return blocks
-
 
 def visible_annotators(user):
     """Workers seen in the user's campaigns (who worked in one, or are blocked from one); superusers: all."""

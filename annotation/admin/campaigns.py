@@ -29,6 +29,7 @@ from ..services.campaign_import import (
 from ..services.crowd_links import active_entry_limits, entry_limits_text
 from ..services.progress import EMPTY, campaign_counts
 from ..services.stages import build_stages, stage_progress
+from .campaign_list import CampaignListColumns
 from .campaign_page import (
     campaign_links,
     capacity_of,
@@ -62,9 +63,7 @@ class OwnedAdmin(admin.ModelAdmin):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(OwnedAdmin):
-    list_display = ["name", "slug", "protocol", "status", "progress", "redundancy", "hit_size", "owner",
-                    "created_at"]
+class CampaignAdmin(CampaignListColumns, OwnedAdmin):
     list_select_related = ["owner"]
     list_filter = ["protocol", "status", "analysis_only"]
     search_fields = ["name", "slug"]
@@ -120,24 +119,6 @@ class CampaignAdmin(OwnedAdmin):
             return forms.ChoiceField(choices=option.choice_list, label=option.title, help_text=option.help)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    # The list: progress of the page's campaigns in three grouped queries ------------------------------
-
-    def get_changelist_instance(self, request):
-        changelist = super().get_changelist_instance(request)
-        campaigns = list(changelist.result_list)  # evaluates the page's queryset once; its rows are reused
-        counts = campaign_counts(campaigns)
-        for campaign in campaigns:
-            campaign.progress_counts = counts[campaign.pk]
-        return changelist
-
-    @admin.display(description="progress")
-    def progress(self, campaign):
-        """Done HITs of all (done: by as many workers as the redundancy asks), and judgments."""
-        counts = getattr(campaign, "progress_counts", None) or campaign_counts([campaign])[campaign.pk]
-        if campaign.analysis_only:
-            return f"{counts['judgments']} judgments (imported)"
-        return f"{counts['hits_done']} / {counts['hits_total']} HITs done · {counts['judgments']} judgments"
-
     # The campaign's page ----------------------------------------------------------------------------
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -154,7 +135,8 @@ class CampaignAdmin(OwnedAdmin):
         return {
             "links": campaign_links(request, campaign), "counts": counts,
             "assignments_needed": needed, "judgments_needed": (items["items"] or 0) * campaign.redundancy,
-            "done_percent": round(100 * counts["assignments_done"] / needed) if needed else 0,
+            # HITs done × redundancy of HITs × redundancy, as the Stages card and the campaign list count them
+            "done_percent": round(100 * counts["hits_done"] / counts["hits_total"]) if counts["hits_total"] else 0,
             "status_help": STATUS_HELP.get(campaign.status, ""),
             "stages": stage_progress(campaign),
             "curated": campaign.protocol_spec.curated,
@@ -274,7 +256,7 @@ class CampaignAdmin(OwnedAdmin):
             else []
         protocol = campaign.protocol_spec
         options = campaign.options or {}
-        rows = [{"item": item, "blocks": text_blocks(protocol.item_payload(item)),
+        rows = [{"item": item, "blocks": text_blocks(protocol.item_payload(item)), "type": protocol.preview_type(item),
                  "systems": preview_systems(protocol, item, options)} for item in items]
         capacity = capacity_of(campaign) if hit else None
         return render(request, "admin/annotation/campaign/preview.html", {

@@ -322,6 +322,11 @@ class Protocol:
         """What the screen shows for `item`, and nothing else (never its type or system)."""
         raise NotImplementedError
 
+    def preview_type(self, item) -> str:
+        """The Type column of the admin's preview of `item`: by default its item type's label ("System output",
+        "Gold", …); a screen that shows no system output says what it shows, as the screen does."""
+        return item.get_item_type_display()
+
     def preview_systems(self, item, options: dict) -> str:
         """The System column of the admin's preview of `item`: by default the system of the item's output (pairwise
         says which system is on side A and which on B)."""

@@ -125,7 +125,7 @@ def test_from_a_file_to_a_published_campaign_and_its_crowd_link(live_server, bro
         expect(page.locator("#crowd-link")).to_have_value(crowd_link)
         expect(page.locator("#results-link")).to_have_attribute("href", f"/results/{campaign.slug}/")
         expect(page.locator("#api-link")).to_have_attribute("href", f"/api/campaigns/{campaign.slug}/")
-        expect(page.locator("#hit-counts")).to_contain_text("1 HIT, each done by 3 workers: 3 assignments in all")
+        expect(page.locator("#hit-counts")).to_contain_text("1 HIT, each done by 3 workers: 3 places in all")
         expect(page.locator("#hit-progress")).to_contain_text("0 of 1 HITs done")
         for action in ("#pause", "#close", "#preview-link"):
             expect(page.locator(action)).to_be_visible()

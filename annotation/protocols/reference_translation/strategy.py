@@ -197,6 +197,10 @@ class ReferenceTranslation(Protocol):
                           payment_per_hit=Decimal(str(options.get("detect_payment_per_hit", "0"))),
                           options={"exclude_own_work": bool(options.get("exclude_own_work", True))})]
 
+    def preview_type(self, item) -> str:
+        """The screen's own name for what it shows: sentences to translate, no system output."""
+        return "Sentences to translate"
+
     def preview_systems(self, item, options: dict) -> str:
         return ""
 
@@ -216,6 +220,20 @@ class ReferenceTranslationDetect(Protocol):
     def default_statement(self, language: str) -> str:
         return ("Some of these translations were written by people, others by machine translation. Click every one "
                 "that looks machine-made.")
+
+    def preview_type(self, item) -> str:
+        """The screen's own name: translations, some written by people, some machine-made."""
+        return "Translations (people or machine?)"
+
+    def preview_systems(self, item, options: dict) -> str:
+        """Who wrote each candidate: a system's name, or a translator (the worker id researchers see)."""
+        from annotation.models import Annotator
+
+        candidates = item.payload["candidates"]
+        authors = {a.pk: a.label for a in Annotator.objects.select_related("user").filter(
+            pk__in=[c["author"] for c in candidates if "author" in c])}
+        return "\n".join(f"{c['key']}: " + (str(c["system"]) if "system" in c else
+                                             f"translator {authors.get(c.get('author'), '?')}") for c in candidates)
 
     def item_payload(self, item) -> dict:
         return {"id": item.id, "protocol": self.name, "source": item.segment.source,

@@ -3,7 +3,9 @@ stacked bars, scores per domain, the workers' perturbation test, agreement, and 
 spans side by side, for reading disagreements."""
 from __future__ import annotations
 
-from annotation.models import Document, Judgment, System
+from django.db.models import Q
+
+from annotation.models import Document, Judgment, System, SystemOutput
 
 from ... import charts
 from ...presenters.formatting import fixed, percent
@@ -36,29 +38,52 @@ def pieces(text: str, spans: list[dict]) -> list[dict]:
 
 
 def document_view(campaign, doc_id: str, system: str) -> dict:
-    """Every segment of one document as one system translated it, with each judge's spans and score."""
+    """Every segment of one document as one system translated it, with each judge's spans and score. A judgment
+    counts when its item shows the system: as its one output (ESA, MQM) or as one of its side-by-side columns
+    (contrastive ESA, MQM-SxS: no output of their own; the column's candidate key picks its spans)."""
     document = Document.objects.filter(campaign=campaign, doc_id=doc_id).first()
     if document is None:
         raise BadQuery(f"no document {doc_id[:60]!r} in this campaign")
     target = System.objects.filter(campaign=campaign, name=system).first()
     if target is None:
         raise BadQuery(f"no system {system[:60]!r} in this campaign")
-    judgments = (Judgment.objects.filter(campaign=campaign, item__segment__document=document,
-                                         item__output__system=target, item__item_type="system")
+    judgments = (Judgment.objects.filter(Q(item__output__system=target) | Q(item__output__isnull=True),
+                                         campaign=campaign, item__segment__document=document, item__item_type="system")
                  .select_related("annotator__user", "item__segment", "item__output").order_by("item__segment__seg_id",
                                                                                              "annotator_id", "id"))
+    texts = dict(SystemOutput.objects.filter(segment__document=document, system=target)
+                 .values_list("segment_id", "text"))
     segments: dict[int, dict] = {}
     for j in judgments:
         segment = j.item.segment
+        shown = _shown(j, system)
+        if shown is None:
+            continue
+        spans, score = shown
+        text = j.item.output.text if j.item.output_id else texts.get(segment.pk, "")
         entry = segments.setdefault(segment.pk, {"seg_id": segment.seg_id, "source": segment.source,
-                                                 "target": j.item.output.text, "judges": []})
-        entry["judges"].append({"worker": j.annotator.label, "score": j.score, "spans": j.spans or [],
-                                "pieces": pieces(j.item.output.text, j.spans or [])})
+                                                 "target": text, "judges": []})
+        entry["judges"].append({"worker": j.annotator.label, "score": score, "spans": spans,
+                                "pieces": pieces(text, spans)})
     scored = {r["seg_id"]: r["score"] for r in stored_rows(campaign, "segments")
               if r["system"] == system and r["doc_id"] == doc_id}
     for entry in segments.values():  # the item score the system table is built from (MQM: not stored per judgment)
         entry["score"] = scored.get(entry["seg_id"])
     return {"document": doc_id, "system": system, "domain": document.domain, "segments": list(segments.values())}
+
+
+def _shown(judgment, system: str) -> tuple[list[dict], float | None] | None:
+    """The judgment's spans on the system's translation and its score for it (None for MQM-SxS, which scores
+    nothing); None when its item does not show that system. A side-by-side item names its columns in its payload
+    (`candidates`: key, kind, name); the system's column is its `system` candidate of that name (a degraded copy
+    is a `bad` one), and that column's spans and score carry its key."""
+    if judgment.item.output_id is not None:
+        return judgment.spans or [], judgment.score
+    key = next((c.get("key") for c in (judgment.item.payload or {}).get("candidates", ())
+                if c.get("kind") == "system" and c.get("name") == system), None)
+    if key is None:
+        return None
+    return [s for s in judgment.spans or () if s.get("candidate") == key], (judgment.scores or {}).get(key)
 
 
 def page_context(campaign, header, workers: list[dict], request) -> dict:

@@ -48,6 +48,25 @@ class ReferenceTranslationFamily(StagedFamily):
                 Table("translations", stored("translations", storage.TRANSLATIONS)),
                 Table("mt", stored("mt", storage.MT))]
 
+    def missing(self, campaign, header):
+        """Translators are not tested for reliability: they are excluded when the detect stage marks too many of
+        their translations machine-made. So: no translation yet, nothing judged by the detect stage yet, or every
+        translator excluded (no accepted reference) — said as what happened, not as a failed worker test."""
+        summary = header.summary or {}
+        translators, excluded = summary.get("translators", 0), summary.get("excluded", 0)
+        if not translators:
+            return [{"what": "translations", "text": "no finished translate HIT yet"}]
+        if not summary.get("translations_judged"):
+            return [{"what": "detection", "text": "no translation judged by the detect-MT stage yet, so no translator "
+                     "can be checked for machine translation (their BLEU is shown meanwhile)"}]
+        if excluded == translators:
+            share = f"{100 * summary.get('flag_threshold', 0):g} %"
+            return [{"what": "accepted", "text": f"every translator ({translators}) was excluded as machine "
+                     "translation: the detect-MT judges flagged (by a majority of their votes) at least "
+                     f"{share} of each one's judged translations as machine-made, so no translation is accepted "
+                     "as a reference yet"}]
+        return []
+
     def admin_summary(self, summary):
         if "translators" in summary:
             return f"{summary['translators'] - summary['excluded']} / {summary['translators']} translators accepted"

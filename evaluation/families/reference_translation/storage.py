@@ -49,11 +49,9 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
     cast: dict[tuple[int, int], int] = {}
     mt_marked: dict[str, int] = {}
     mt_cast: dict[str, int] = {}
-    detect_votes = 0  # detect-stage judgments read: the header's judgment count covers both stages
     if detect is not None:
-        for answer, payload in (Judgment.objects.filter(campaign=detect, answer__isnull=False)
+        for answer, payload in (Judgment.objects.filter(campaign=detect, id__lte=last_id, answer__isnull=False)
                                 .values_list("answer", "item__payload")):
-            detect_votes += 1
             machine = set(answer.get("machine") or ())
             for candidate in payload["candidates"]:
                 hit = candidate["key"] in machine
@@ -140,7 +138,8 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
                "mt_marked_share": (sum(mt_marked.values()) / sum(mt_cast.values())) if mt_cast else None,
                "detect_campaign": detect.slug if detect else None, "workers": n, "reliable_workers": len(accepted)}
     return replace_results(campaign, {WorkerResult: workers}, {
-        "seconds": time.perf_counter() - started, "judgments": len(judgments) + detect_votes,
+        # every stage's judgments up to last_id, as freshness counts the new ones after it (results_read.freshness)
+        "seconds": time.perf_counter() - started, "judgments": task_judgments(campaign).filter(id__lte=last_id).count(),
         "last_judgment_id": last_id,
         "summary": jsonable(summary), "agreement": {}, "translations": b""},
         tables={"systems": systems, "translations": translation_rows, "accepted": accepted_rows, "mt": mt_rows})
