@@ -60,7 +60,7 @@ def test_campaign_list_and_detail_counts(api, judged):
     assert listing["count"] == 1
     detail = api.get(f"/api/campaigns/{judged.slug}/").json()
     assert detail["counts"] == {"hits_total": 1, "hits_assigned": 1, "hits_done": 0, "assignments_active": 2,
-                                "assignments_done": 0, "judgments": 6}
+                                "assignments_done": 0, "places_done": 0, "places_total": 2, "judgments": 6}
     assert detail["protocol"] == "adequacy" and detail["results_computed_at"] is None
     assert detail["crowd_link"].endswith(f"/c/{judged.slug}/start/?worker_id=")
     assert listing["results"][0]["counts"] == detail["counts"]
