@@ -111,7 +111,8 @@ def parse_args(argv=None):
     parser.add_argument("--redundancy", type=int, help="workers per HIT (default: enough for the run)")
     parser.add_argument("--app", default="config.wsgi", help="the WSGI application gunicorn serves")
     parser.add_argument("--gunicorn-workers", type=int, default=4)
-    parser.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
+    parser.add_argument("--worker-class", default="gthread",
+                        help="gunicorn worker class (gthread as config/gunicorn.conf.py ships; sync)")
     parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker (gthread)")
     parser.add_argument("--keep-alive", type=int, default=5, help="gunicorn keep-alive seconds (gthread)")
     parser.add_argument("--gunicorn-arg", action="append", default=[], help="extra gunicorn argument (repeatable)")

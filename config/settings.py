@@ -123,13 +123,14 @@ DATABASES = {
 # Persistent connections: `runserver` serves every request on a new thread, and each thread opens
 # its own connection; kept for 60 s they pile up on PostgreSQL (they close only when the garbage
 # collector gets to the finished threads) until "too many clients already". Every other process
-# here (gunicorn's sync workers, Celery, management commands) is one thread reusing one connection,
-# where keeping it pays: a connection costs a round trip or more and judging_sql prepares its
-# statements once per connection. So the default is 0 under runserver and 60 elsewhere; an explicit
-# CONN_MAX_AGE always wins (docker-compose.yml sets 60). We detect the command rather than default
-# to 0 everywhere so that a deployment that starts gunicorn without docker-compose keeps its
-# persistent connections. `manage.py runserver`, `django-admin runserver` and `python -m django
-# runserver` (and the autoreloader's child process) all have "runserver" as their first argument.
+# here (gunicorn's workers, one thread each by config/gunicorn.conf.py; Celery; management commands)
+# is one thread reusing one connection, where keeping it pays: a connection costs a round trip or
+# more and judging_sql prepares its statements once per connection. So the default is 0 under
+# runserver and 60 elsewhere; an explicit CONN_MAX_AGE always wins (docker-compose.yml sets 60). We
+# detect the command rather than default to 0 everywhere so that a deployment that starts gunicorn
+# without docker-compose keeps its persistent connections. `manage.py runserver`, `django-admin
+# runserver` and `python -m django runserver` (and the autoreloader's child process) all have
+# "runserver" as their first argument.
 _RUNSERVER = sys.argv[1:2] == ["runserver"]
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if _RUNSERVER else 60)
 # A kept connection that died (PostgreSQL restarted, a proxy's idle timeout) is found by one cheap

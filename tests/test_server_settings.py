@@ -306,6 +306,40 @@ def test_dead_kept_connection_is_replaced():
         server.stop()
 
 
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_the_shipped_gunicorn_settings_keep_the_connection_between_requests():
+    """config/gunicorn.conf.py (what the Dockerfile and docker-compose run): three requests on one kept HTTP
+    connection, one database connection for the worker. gunicorn's sync workers closed the connection after
+    every response (`Connection: close`), so each annotator answer paid a new TCP connection (benchmarks/README.md,
+    "Session 11")."""
+    command = "gunicorn -c config/gunicorn.conf.py config.wsgi"
+    assert command in (ROOT / "docker-compose.yml").read_text()
+    assert '"gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi"' in (ROOT / "Dockerfile").read_text()
+    application = f"gunicorn-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    env = project_env(DEBUG="1", DATABASE_URL=database_url(application), CELERY_BROKER_URL="", CONN_MAX_AGE="60",
+                      GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1")
+    server = Server([GUNICORN, "-c", "config/gunicorn.conf.py", "config.wsgi", "--no-control-socket"], env, port)
+    headers = {"Authorization": f"Token {researcher_token()}"}
+    try:
+        server.wait_ready()
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        client.connect()
+        first_socket = client.sock
+        for _ in range(3):
+            client.request("GET", "/api/campaigns/", headers=headers)
+            response = client.getresponse()
+            response.read()
+            assert response.status == 200
+            assert not response.will_close, response.getheader("Connection")
+        assert client.sock is first_socket  # never reconnected
+        client.close()
+        assert server_connections(application) == 1
+    finally:
+        server.stop()
+
+
 def test_check_deploy_passes_with_the_compose_production_settings(tmp_path):
     """docker-compose's settings (DEBUG off, a strong key, HTTPS-only cookies, HSTS, the redirect, collected static
     files) pass `manage.py check --deploy` with no warning at all."""
