@@ -340,6 +340,44 @@ def test_the_shipped_gunicorn_settings_keep_the_connection_between_requests():
         server.stop()
 
 
+SHOW_PARALLEL = """
+import sys
+sys.argv = {argv!r}
+import django
+django.setup()
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("SHOW max_parallel_workers_per_gather")
+    print(cursor.fetchone()[0])
+    cursor.execute("SHOW work_mem")
+    print(cursor.fetchone()[0])
+"""
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("argv, extra, expected", [
+    (["/venv/bin/celery", "-A", "config", "worker", "--concurrency=2"], {}, "0"),
+    (["/venv/lib/celery/__main__.py", "-A", "config", "worker"], {}, "0"),  # python -m celery
+    (["/venv/bin/celery", "-A", "config", "worker"], {"WORKER_DB_PARALLEL_WORKERS": "3"}, "3"),
+    (["/venv/bin/gunicorn", "config.wsgi"], {}, None),  # the server's own default
+    (["/venv/bin/celery", "-A", "config", "beat"], {}, None),
+])
+def test_a_celery_workers_statistics_reads_stay_in_its_own_backend(argv, extra, expected):
+    """The worker's connections turn PostgreSQL's parallel query off (WORKER_DB_PARALLEL_WORKERS, default 0), so
+    a whole-campaign read runs in the worker's one backend and not in processes outside its CPU share; every
+    other process keeps the server's setting. Options given in DATABASE_URL are kept."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        server_default = cursor.fetchone()[0]
+    env = project_env(DATABASE_URL=database_url("parallel-check") + "&options=-c%20work_mem%3D5MB",
+                      CELERY_BROKER_URL="", **extra)
+    result = subprocess.run([PYTHON, "-c", SHOW_PARALLEL.format(argv=argv)], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [expected or server_default, "5MB"]
+
+
 def test_check_deploy_passes_with_the_compose_production_settings(tmp_path):
     """docker-compose's settings (DEBUG off, a strong key, HTTPS-only cookies, HSTS, the redirect, collected static
     files) pass `manage.py check --deploy` with no warning at all."""
