@@ -19,7 +19,8 @@ DOCUMENT_SYSTEM_OUTPUTS = "document_system_outputs"
 #: The other items of the item's HIT: [(text, payload)], by position.
 OTHER_ITEMS = "other_items"
 #: The items of the unit (payload `first`, `count`: positions of the HIT) an item belongs to, for items that have
-#: one (document-level DA): [(item pk, text, output pk, output text, reference, source)], by position.
+#: one (document-level DA): [(item pk, text, output pk, output text, reference, source)], by position: its `count`
+#: segment items, then its document item (at `first + count`; a document page answers it with them).
 UNIT_ITEMS = "unit_items"
 READS = (SEGMENT_OUTPUTS, DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS, DOCUMENT_SYSTEM_OUTPUTS, OTHER_ITEMS, UNIT_ITEMS)
 
@@ -101,6 +102,6 @@ def unit_items(item) -> list[tuple[int, str, int | None, str | None, str, str]]:
     from annotation.models import HitItem
 
     first, count = int(item.payload["first"]), int(item.payload["count"])
-    return list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lt=first + count)
+    return list(HitItem.objects.filter(hit_id=item.hit_id, position__gte=first, position__lte=first + count)
                 .order_by("position").values_list("id", "text", "output_id", "output__text", "segment__reference",
                                                   "segment__source"))

@@ -322,6 +322,12 @@ class Protocol:
         """What the screen shows for `item`, and nothing else (never its type or system)."""
         raise NotImplementedError
 
+    def page(self, item) -> list[dict]:
+        """The items one screen shows together, from `item` on in order, each {"id": …} with what the screen shows
+        of it (never its type or system): by default `item` alone. The annotator state carries a page of several,
+        answered in one batch that may not reach past it (docs/architecture.md, "Pages")."""
+        return [{"id": item.id}]
+
     def preview_type(self, item) -> str:
         """The Type column of the admin's preview of `item`: by default its item type's label ("System output",
         "Gold", …); a screen that shows no system output says what it shows, as the screen does."""

@@ -156,7 +156,11 @@ def _item_state(assignment: Assignment, item: HitItem) -> dict:
                                               assignment.campaign.options))
     # every protocol alike (building/media_payload.py)
     payload.update(media_fields(assignment.token, item, shows_document(protocol, item)))
-    return {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
+    state = {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
+    page = protocol.page(item)
+    if len(page) > 1:  # a screen of several items, answered in one batch (Protocol.page)
+        state["page"] = page
+    return state
 
 
 def state_of(snapshot: Snapshot) -> dict:
@@ -273,6 +277,14 @@ def _batch_items(snapshot: Snapshot, judged: list[_Judged]) -> list[HitItem]:
     return items
 
 
+def _check_page(assignment: Assignment, current: HitItem, judged: list[_Judged]) -> None:
+    """A batch from an item shown on a page of several (Protocol.page) stays on that page: 400 past its end."""
+    page = assignment.campaign.protocol_spec.page(current)
+    if 1 < len(page) < len(judged):
+        raise JudgmentError(f"'{BATCH}/{len(page)}': item {judged[len(page)].item_id} is past the current page, "
+                            f"which ends with item {page[-1]['id']}; send one page's answers per batch")
+
+
 def _try_submit(snapshot: Snapshot, item_ids: list[int], bodies: list) -> Answer | None:
     """Judge the submission against `snapshot`; None if the assignment moved on before it was stored. A replay
     is judged by its answers alone (their media reports aside)."""
@@ -291,6 +303,8 @@ def _try_submit(snapshot: Snapshot, item_ids: list[int], bodies: list) -> Answer
             raise JudgmentError(f"this campaign takes its items in order: only item {current.id} (position "
                                 f"{position + 1}), the next one, can be answered")
         raise Conflict("only the current item can be answered", state_of(snapshot))
+    if len(judged) > 1:
+        _check_page(assignment, current, judged)
     items = _batch_items(snapshot, judged)
     for item, one in zip(items, judged, strict=True):
         _check(assignment, item, one)

@@ -230,7 +230,7 @@ def _context_columns(table: dict) -> list[str]:
             f"FROM {items} i2 LEFT JOIN {outputs} o2 ON o2.{q('id')} = i2.{q('output_id')} "
             f"LEFT JOIN {segments} s2 ON s2.{q('id')} = i2.{q('segment_id')} "
             f"WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('position')} >= {unit('first')} "
-            f"AND i2.{q('position')} < {unit('first')} + {unit('count')}", f"i2.{q('position')}"),
+            f"AND i2.{q('position')} <= {unit('first')} + {unit('count')}", f"i2.{q('position')}"),
         screen_context.OTHER_ITEMS: rows(
             [f"i2.{q('text')}", json_value(f"i2.{q('payload')}")],
             f"FROM {items} i2 WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('id')} <> i.{q('id')}",

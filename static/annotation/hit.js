@@ -4,7 +4,8 @@
    hides the item and says so; the HIT stays the worker's. The page loads exactly one screen, the scripts its
    protocol declares (annotation.protocols.base.Screen), after media.js (the item's media, their actions and
    require_media_played, sent with each answer); it registers with HitScreens.register({show(item),
-   focus(), unlock()?}) and calls HitScreens.submit(answer). An answer whose POST
+   focus(), unlock()?}) and calls HitScreens.submit(answer); a screen of several items (a state's `page`, handed to
+   show as its second argument) calls HitScreens.submitBatch(answers), one POST of {"batch": [...]}. An answer whose POST
    fails with a 5xx or a network error is sent once more by itself after a short pause: a replay of the item just
    saved is answered as before and stored once (docs/api.md, "Annotators"), so the judge never resubmits.
    A loud tutorial's wrong answer comes back as 200 with `feedback` (docs/api.md §8, training): the item stays on
@@ -90,7 +91,7 @@
     }
     setProgress(state.position, state.total);
     if (window.HitMedia) { window.HitMedia.show(state.item); }  // media.js: before the screen, which may enable Submit
-    screen.show(state.item);
+    screen.show(state.item, state.page);
     if (window.HitInstructions) { window.HitInstructions.show(state.item); }
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
@@ -147,13 +148,19 @@
     if (screen && screen.unlock) { screen.unlock(); }
   }
 
-  function submit(answer) {
-    if (busy || halted || instructionsOpen || !current || current.done) { return; }
+  /* Whether an answer may be sent now; says why not (and unlocks the screen) when a clip is still to play. */
+  function ready() {
+    if (busy || halted || instructionsOpen || !current || current.done) { return false; }
     if (window.HitMedia && window.HitMedia.held()) {  // a clip still to play (require_media_played)
       setStatus(window.HitMedia.reason(), true);
       unlock();
-      return;
+      return false;
     }
+    return true;
+  }
+
+  function submit(answer) {
+    if (!ready()) { return; }
     // the instruction judgment (item_instructions.js), asked beside any screen's own answer
     var extra = window.HitInstructions ? window.HitInstructions.answer() : {fields: {}};
     if (extra.error) {
@@ -166,6 +173,18 @@
     var body = Object.assign({item: current.item.id}, answer, extra.fields,
                              window.HitMedia ? window.HitMedia.answer() : {});
     post(body, 1).then(function () { busy = false; });
+  }
+
+  /* A page's answers ({item, …} each, in the page's order) in one POST, {"batch": [...]} (docs/api.md §8.3), retried
+     like a single answer: a replayed batch is answered as before and stored once. The media report goes with the
+     first answer, as with a single one. */
+  function submitBatch(answers) {
+    if (!ready()) { return; }
+    busy = true;
+    setStatus("Saving…");
+    var media = window.HitMedia ? window.HitMedia.answer() : {};
+    var batch = answers.map(function (answer, k) { return k === 0 ? Object.assign({}, answer, media) : answer; });
+    post({batch: batch}, 1).then(function () { busy = false; });
   }
 
   /* POST the answer; on a 5xx or a network error, wait RETRY_DELAY_MS and send the same body again (`retries`
@@ -235,6 +254,7 @@
     fillText: fillText,
     register: function (shown) { screen = shown; },
     submit: submit,
+    submitBatch: submitBatch,
     isBusy: function () { return busy; },
     isPaused: function () { return instructionsOpen || halted; },
     /* The screen's own account of its first unfinished part ({el, message}), or null (submit_why.js). */

@@ -22,6 +22,7 @@ from annotation.building.training import (
 from annotation.building.training import mode as training_mode
 from annotation.building.tutorial_plans import place_tutorials, tutorial_items, tutorial_plans, tutorial_segments
 from annotation.protocols.base import Protocol, Screen, language_name, require_item_id, require_number, require_only
+from annotation.protocols.direct_assessment import document_page
 from annotation.protocols.direct_assessment.planner import plan_document_hits
 from annotation.protocols.options import Option
 
@@ -68,6 +69,10 @@ DA_OPTIONS = (
     Option("document_mode", "bool", None, "Document-level DA (WMT20–23): HITs of whole documents, each segment "
            "rated in order with its document in view, then the whole document rated as one more item "
            "(docs/methods.md#document-level-da).", target="options", default_text="no"),
+    Option(document_page.OPTION, "bool", None, "With document_mode: the whole document on one page (Appraise's "
+           "document-level DA, WMT20–23), a slider per segment and one for the document, sent as one batch of "
+           "answers (docs/methods.md#document-level-da). Not with require_media_played, instruction_judgment, or "
+           "per-line media or instructions in the file.", target="options", default_text="no"),
     Option("sqm_labels", "bool", None, "Label the slider with SQM's marks (WMT22–23): 0 no meaning preserved, "
            "2 some meaning preserved, 4 most meaning preserved and few grammar mistakes, 6 perfect meaning and "
            "grammar, at 0, 33.3, 66.7 and 100.", label="SQM labels", target="options", default_text="no"),
@@ -85,7 +90,8 @@ SQM_MARKS = (
 
 class DirectAssessment(Protocol):
     family = "direct-assessment"
-    screen = Screen("direct_assessment/slider.html", ("direct_assessment/slider.js",))
+    screen = Screen("direct_assessment/slider.html", ("direct_assessment/vas.js", "direct_assessment/document_page.js",
+                                                      "direct_assessment/slider.js"))
     requires_reference = True
     own_options = DA_OPTIONS
     judgment_formats = ("annotation.protocols.direct_assessment.formats.WMT_DA",
@@ -107,13 +113,16 @@ class DirectAssessment(Protocol):
         return f"{LIKERT_LEAD} {self._statement.format(language=language_name(language))}"
 
     def check_parsed(self, values: dict) -> list[tuple[str, str]]:
-        return adaptive_problems(values)
+        return adaptive_problems(values) + document_page.option_problems(values)
 
     def check_options(self, options: dict, system_names: set[str], hit_size: int) -> list[str]:
         try:
             check_hit_size(hit_size)
         except HitPlanError as exc:
             return [f"hit_size: {exc}"]
+        page_problems = document_page.option_problems(options)
+        if page_problems:
+            return [f"{name}: {reason}" for name, reason in page_problems]
         if options.get("adaptive") and len(system_names) < 2:
             return ["adaptive: adaptive allocation compares systems and needs at least two; the file has "
                     f"{len(system_names)}"]
@@ -141,7 +150,11 @@ class DirectAssessment(Protocol):
                                "built from the campaign's outputs", field="adaptive", suggestion=False)
         skip = set(tutorial)
         if options.get("document_mode"):
+            if options.get(document_page.OPTION):
+                document_page.check_file(content)
             plans = plan_document_hits(content, self.degrade, hit_size, rng, skip)
+            if options.get(document_page.OPTION):
+                document_page.mark_pages(plans)
         else:
             n_systems = len(content.system_names)
             outputs = [o for i, o in enumerate(content.outputs) if i // n_systems not in skip]
@@ -191,9 +204,7 @@ class DirectAssessment(Protocol):
         the id of its item so the screen can show the scores already given; `current` is the segment being
         rated, null for the document item."""
         first = int(stored["first"])
-        segments = [{"item": pk, "candidate": text or (output_text if output_id is not None else reference),
-                     **self._shown(reference, source)}
-                    for pk, text, output_id, output_text, reference, source in unit_items(item)]
+        segments, _ = self._unit(item)
         if unit == "document":
             return {"id": item.id, "protocol": self.name, "unit": "document",
                     "candidate": "\n".join(s["candidate"] for s in segments),
@@ -201,6 +212,23 @@ class DirectAssessment(Protocol):
         return {"id": item.id, "protocol": self.name, "unit": "segment", "candidate": self._candidate(item),
                 **self._context(item.segment),
                 "document": {"segments": segments, "current": item.position - first}}
+
+    def _unit(self, item) -> tuple[list[dict], int]:
+        """The segments of `item`'s unit as this HIT shows them (degraded in a bad copy), each with the id of its
+        item, and the id of the unit's document item (the row after them)."""
+        rows = unit_items(item)
+        count = int(item.payload["count"])
+        segments = [{"item": pk, "candidate": text or (output_text if output_id is not None else reference),
+                     **self._shown(reference, source)}
+                    for pk, text, output_id, output_text, reference, source in rows[:count]]
+        return segments, rows[count][0]
+
+    def page(self, item) -> list[dict]:
+        """With `document_page`, a segment's page: the segments of its document still to rate and the document
+        item (document_page.py); otherwise the item alone."""
+        if not (item.payload or {}).get(document_page.PAGED):
+            return super().page(item)
+        return document_page.page(item, *self._unit(item))
 
     def parse_judgment(self, body) -> dict:
         require_item_id(body)

@@ -1,19 +1,13 @@
-/* Direct Assessment screen: a 0-100 visual analogue scale with no numbers, anchored at
-   both ends, marks at the quarters, untouched until moved (docs/methods.md §1).
-   Untouched, it shows no handle (no position is suggested) but says how to rate, and a faint
-   handle follows the pointer over the line, where a click would put it.
-   Keyboard: arrows move by 1, Page Up/Down by 10, Home/End to the ends, Enter submits.
+/* Direct Assessment screen: one item on the visual analogue scale (vas.js; docs/methods.md §1), Enter submits.
    Document-level DA (item.unit, docs/methods.md §1.1): a segment is shown in its document, the segments
    before it (with the scores given, as this browser remembers them) and after it muted, the whole document
-   on request; the document item shows the whole document. item.marks (SQM labels) replace the quarter
-   ticks and the end anchors with labelled marks at their places on the line. */
+   on request; the document item shows the whole document. A state with a page of several items
+   (`document_page`) is shown by document_page.js instead, with the same Submit button. */
 (function () {
   "use strict";
   var track = document.getElementById("vas-track");
-  var thumb = document.getElementById("vas-thumb");
-  var ghost = document.getElementById("vas-ghost");
-  var hint = document.getElementById("vas-hint");
   var button = document.getElementById("submit");
+  var oneEl = document.getElementById("da-one");
   var contextEl = document.getElementById("context-text");
   var candidateEl = document.getElementById("candidate-text");
   var docNote = document.getElementById("da-doc-note");
@@ -21,75 +15,13 @@
   var afterEl = document.getElementById("da-after");
   var textsEl = document.getElementById("da-texts");
   var expandEl = document.getElementById("da-expand");
-  var labelsEl = document.getElementById("vas-labels");
-  var vasEl = track.parentNode;
-  var value = null;
-  var dragging = false;
   var shownItem = null;
-
-  function clamp(v) { return Math.min(100, Math.max(0, v)); }
-
-  function setValue(v) {
-    value = Math.round(clamp(v) * 100) / 100;
-    thumb.style.left = value + "%";
-    track.classList.remove("untouched", "hovering");
-    hint.hidden = true;
-    track.setAttribute("aria-valuenow", String(Math.round(value)));
-    button.disabled = false;
-  }
-
-  function reset() {
-    value = null;
-    track.classList.add("untouched");
-    hint.hidden = false;
-    track.removeAttribute("aria-valuenow");
-    button.disabled = true;
-  }
-
-  function pointerPercent(event) {
-    var box = track.getBoundingClientRect();
-    return clamp(100 * (event.clientX - box.left) / box.width);
-  }
-
-  function fromPointer(event) {
-    setValue(pointerPercent(event));
-  }
-
-  track.addEventListener("pointerdown", function (event) {
-    if (event.button !== 0) { return; }
-    dragging = true;
-    track.setPointerCapture(event.pointerId);
-    track.focus();
-    fromPointer(event);
-    event.preventDefault();
-  });
-  track.addEventListener("pointermove", function (event) {
-    if (dragging) {
-      fromPointer(event);
-    } else if (value === null && event.pointerType === "mouse") {
-      ghost.style.left = pointerPercent(event) + "%";  // where a click would put the handle
-      track.classList.add("hovering");
-    }
-  });
-  track.addEventListener("pointerleave", function () { track.classList.remove("hovering"); });
-  track.addEventListener("pointerup", function () { dragging = false; });
-  track.addEventListener("pointercancel", function () { dragging = false; });
-
-  var steps = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10};
-  function onSliderKey(event) {
-    var start = value === null ? 50 : value;
-    if (event.key in steps) {
-      setValue(start + steps[event.key]);
-    } else if (event.key === "Home") {
-      setValue(0);
-    } else if (event.key === "End") {
-      setValue(100);
-    } else {
-      return;
-    }
-    event.preventDefault();
-  }
-  track.addEventListener("keydown", onSliderKey);
+  var paged = false;  // the state's page is on screen (document_page.js)
+  var scale = window.HitVas.attach({
+    root: track.parentNode, track: track, thumb: document.getElementById("vas-thumb"),
+    ghost: document.getElementById("vas-ghost"), hint: document.getElementById("vas-hint"),
+    labels: document.getElementById("vas-labels")
+  }, function (value) { button.disabled = value === null; });
 
   /* Scores given to the segments of a document, by item id, kept for the tab's session (a reload keeps them). */
   function remember(id, score) {
@@ -105,6 +37,11 @@
   }
 
   function submit() {
+    if (paged) {
+      window.HitDocumentPage.submit();
+      return;
+    }
+    var value = scale.value();
     if (value !== null && !button.disabled) {
       button.disabled = true;
       if (shownItem && shownItem.unit) { remember(shownItem.id, value); }
@@ -114,8 +51,8 @@
   button.addEventListener("click", submit);
   document.addEventListener("keydown", function (event) {
     if (window.HitScreens.isPaused()) { return; }
-    if (event.target !== track && (event.target === document.body || event.target === button)) {
-      onSliderKey(event);  // slider keys work even after a click elsewhere took the focus
+    if (!paged && event.target !== track && (event.target === document.body || event.target === button)) {
+      scale.key(event);  // slider keys work even after a click elsewhere took the focus
     }
     if (event.key === "Enter" && !event.repeat) {
       event.preventDefault();
@@ -181,37 +118,29 @@
     setExpanded(false);
   }
 
-  function showMarks(marks) {
-    var sqm = Array.isArray(marks) && marks.length > 0;
-    vasEl.classList.toggle("vas-sqm", sqm);
-    labelsEl.hidden = !sqm;
-    Array.prototype.forEach.call(track.querySelectorAll(".vas-mark"), function (el) { track.removeChild(el); });
-    labelsEl.textContent = "";
-    if (!sqm) { return; }
-    marks.forEach(function (mark, i) {
-      var tick = element("span", "vas-tick vas-mark");
-      tick.style.left = mark.at + "%";
-      track.insertBefore(tick, ghost);
-      var label = labelsEl.appendChild(element("span", "vas-label", mark.text));
-      label.style.left = mark.at + "%";
-      if (i === 0) { label.classList.add("first"); }
-      if (i === marks.length - 1) { label.classList.add("last"); }
-    });
-  }
-
   window.HitScreens.register({
-    show: function (item) {
+    show: function (item, page) {
       shownItem = item;
+      paged = window.HitDocumentPage.show(item, page, {remember: remember, recalled: recalled, contextRow: contextRow});
+      oneEl.hidden = paged;
+      if (paged) {
+        docNote.hidden = true;
+        return;
+      }
       var context = item.reference !== undefined ? item.reference : item.source;
       contextEl.hidden = context === undefined;
       contextEl.textContent = context === undefined ? "" : context;
       contextEl.dir = item.source !== undefined ? track.dataset.sourceDir : track.dataset.targetDir;
       candidateEl.textContent = item.candidate;
       showDocument(item);
-      showMarks(item.marks);
-      reset();
+      scale.showMarks(item.marks);
+      scale.reset();
     },
-    focus: function () { track.focus(); },
-    unlock: function () { button.disabled = value === null; }
+    focus: function () {
+      if (paged) { window.HitDocumentPage.focus(); } else { track.focus(); }
+    },
+    unlock: function () {
+      button.disabled = paged ? !window.HitDocumentPage.complete() : scale.value() === null;
+    }
   });
 })();
