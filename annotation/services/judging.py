@@ -8,7 +8,9 @@ answer arrives. Each request runs a fixed number of queries, whatever the progre
 reads once (and writes once more only to start the clock of a HIT's first item); a POST
 reads once and writes once (judging_sql.py; the write is two statements off PostgreSQL), and
 reads again only if a parallel request for the same assignment got there first. A POST may carry several
-answers for consecutive items (`{"batch": [...]}`): the same read and write, all stored or none.
+answers for consecutive items (`{"batch": [...]}`): the same read and write, all stored or none. Where the
+protocol shows several items on one screen (`Protocol.page`, docs/architecture.md "Pages"), the state carries the
+page and a batch may not reach past it.
 
 A paused or closed campaign takes effect at the next request of a HIT in progress: the
 campaign's status comes with the same read, so checking it costs nothing, and the write's
