@@ -84,3 +84,31 @@ def test_a_worker_rates_a_whole_document_on_one_page_sent_as_one_batch(live_serv
                   .values_list("score", flat=True))
     assert scores[:3] == pytest.approx([100 * f for f in fractions], abs=2)
     assert scores[3:] == [100, 30]
+
+
+ARABIC = ("وافق مجلس المدينة على الميزانية الجديدة مساء الثلاثاء.", "سيذهب معظم المال إلى المدارس والجسور.",
+          "قال بعض الأعضاء إن الخطة لا تكفي للنقل العام.", "وعد العمدة بحزمة ثانية من الإجراءات قبل الصيف.")
+
+
+def test_a_right_to_left_document_page_on_a_phone(live_server, browser):
+    lines = [json.dumps({"doc_id": f"news-{d}", "seg_id": k + 1, "source": f"Quelle {d}.{k}.", "reference": text,
+                         "systems": {"online-A": text + " أ", "uedin": text + " ب"}})
+             for d in range(8) for k, text in enumerate(ARABIC)]
+    campaign = import_campaign(lines, name="WMT news de-ar, document pages", protocol="adequacy", seed=2,
+                               hit_size=40, target_language="ar",
+                               options={"document_mode": True, "document_page": True, "sqm_labels": True}).campaign
+    with open_page(browser, 390, 844, is_mobile=True, has_touch=True) as page:
+        start_hit(page, live_server, campaign.slug, "page-ar")
+        rows = page.locator("#da-page .da-page-row")
+        expect(rows).to_have_count(4)
+        assert rows.nth(0).locator(".da-black").get_attribute("dir") == "rtl"
+        assert rows.nth(0).locator(".da-gray").get_attribute("dir") == "rtl"
+        expect(page.locator("#da-page .vas-sqm")).to_have_count(5)  # SQM's marks on every scale
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        for k in range(5):
+            page.locator("#da-page .vas-track").nth(k).focus()
+            page.keyboard.press("End")
+        expect(page.locator("#submit")).to_be_enabled()
+        DOCS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(DOCS / "da-document-page-phone.png"), full_page=True)
+        assert page.js_errors == []
