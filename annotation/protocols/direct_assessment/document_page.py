@@ -39,10 +39,10 @@ def check_file(content: CampaignContent) -> None:
         return
     for segment in content.segments:
         record = content.record(segment.index)
-        for key, what in (("media", "media"), ("instructions", "instructions")):
+        for key in ("media", "instructions"):
             if record.get(key):
                 raise HitPlanError(f"a document page shows several segments at once, so a line cannot carry its own "
-                                   f"{what} (doc {record.get('doc_id')!r}, seg {record.get('seg_id')!r} has "
+                                   f"{key} (doc {record.get('doc_id')!r}, seg {record.get('seg_id')!r} has "
                                    f"'{key}'); give the document's own (doc_media, document_instructions) or leave "
                                    f"{OPTION} off", field=OPTION, suggestion=False)
 
@@ -58,10 +58,8 @@ def mark_pages(plans: list[list[ItemPlan]]) -> None:
 def page(item, segments: list[dict], document_id: int) -> list[dict]:
     """The page of a flagged segment item, from it on: the unit's `segments` still to rate (as the strategy shows
     them, {"item", "candidate", and the protocol's context}) each as {"id", "unit", "candidate", context}, then the
-    document item `document_id` as {"id", "unit"}. A document item's page is itself alone."""
+    document item `document_id` as {"id", "unit"}."""
     stored = item.payload
-    if stored.get("unit") == "document":
-        return [{"id": item.id, "unit": "document"}]
     entries = [{"id": shown["item"], "unit": "segment", **{k: v for k, v in shown.items() if k != "item"}}
                for shown in segments[item.position - int(stored["first"]):]]
     return [*entries, {"id": document_id, "unit": "document"}]

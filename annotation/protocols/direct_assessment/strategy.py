@@ -225,8 +225,9 @@ class DirectAssessment(Protocol):
 
     def page(self, item) -> list[dict]:
         """With `document_page`, a segment's page: the segments of its document still to rate and the document
-        item (document_page.py); otherwise the item alone."""
-        if not (item.payload or {}).get(document_page.PAGED):
+        item (document_page.py); otherwise (the document item too) the item alone."""
+        stored = item.payload or {}
+        if not stored.get(document_page.PAGED) or stored.get("unit") == "document":
             return super().page(item)
         return document_page.page(item, *self._unit(item))
 
