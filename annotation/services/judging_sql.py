@@ -36,9 +36,10 @@ from django.db.models.base import ModelState
 from ..building import screen_context
 from ..building.screen_context import ScreenContext
 from ..models import Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, System, SystemOutput
-from ..protocols import all_protocols
+from ..protocols import all_protocols, derived
 
 INVALID_SQL_STATEMENT_NAME = "26000"  # PostgreSQL's SQLSTATE for an unknown prepared statement
+READS_SEPARATOR = ","  # between the "<protocol>:<entry>" names of the read's one text parameter
 
 
 def _quote(name: str) -> str:
@@ -46,13 +47,16 @@ def _quote(name: str) -> str:
 
 
 class _Columns:
-    """All concrete columns of `model` under a table alias, in field order, and the instances built back
-    from a row's slice of them."""
+    """The concrete columns of `model` under a table alias, in field order, but those in `not_read`, and the
+    instances built back from a row's slice of them (a field not read is loaded by Django when first asked for)."""
 
-    def __init__(self, model, alias: str):
+    def __init__(self, model, alias: str, not_read: tuple[str, ...] = ()):
         self.model = model
         self.alias = alias
-        self.fields = model._meta.concrete_fields
+        unknown = set(not_read) - {f.attname for f in model._meta.concrete_fields}
+        if unknown:
+            raise ValueError(f"{model.__name__} has no column {sorted(unknown)}")
+        self.fields = [f for f in model._meta.concrete_fields if f.attname not in not_read]
         self.attnames = [f.attname for f in self.fields]
         self._converters: dict[str, list] = {}
         self._is_plain: bool | None = None
@@ -84,7 +88,7 @@ class _Columns:
                 values[i] = converter(values[i], col, db)
         if not self._plain():
             return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
-        # What from_db makes of a full row, without Model.__init__'s per-field work (a fifth of the read's CPU).
+        # What from_db makes of the row, without Model.__init__'s per-field work (a fifth of the read's CPU).
         instance = self.model.__new__(self.model)
         instance.__dict__.update(zip(self.attnames, values, strict=True))
         instance._state = state = ModelState()
@@ -93,7 +97,8 @@ class _Columns:
 
     def _plain(self) -> bool:
         """True when nothing hooks into building this model (no custom from_db or __init__, no pre_init or
-        post_init receivers, none deferred): then setting the attributes is all that from_db would do."""
+        post_init receivers): then setting the attributes read is all that from_db would do (it leaves a field not
+        read unset, deferred, as here)."""
         if self._is_plain is None:
             model = self.model
             self._is_plain = (model.from_db.__func__ is Model.from_db.__func__ and model.__init__ is Model.__init__
@@ -102,9 +107,20 @@ class _Columns:
         return self._is_plain
 
 
-_ASSIGNMENT = _Columns(Assignment, "a")
-_HIT = _Columns(Hit, "h")
-_CAMPAIGN = _Columns(Campaign, "c")
+#: Columns no annotator request reads, left out of the read: psycopg2 spends about 1 µs of CPU per column of a
+#: result just describing it, and more decoding each value (benchmarks/README.md, "Session 12"). What the screen,
+#: the checks, the write and the done state read stays; a column left out here that some code does read costs a
+#: query of its own (Django's deferred loading), which tests/test_annotator_statements.py counts.
+_NOT_READ = {
+    Assignment: ("entry_ip", "browser_key"),
+    Hit: ("number", "external_id", "exposure", "batch", "held"),
+    Campaign: ("name", "slug", "analysis_only", "instructions", "seed", "redundancy", "qc_test", "qc_threshold",
+               "hit_timeout_minutes", "payment_per_hit", "require_qualification", "owner_id", "require_signed_entry",
+               "entry_limits", "entry_secret", "study_id", "created_at"),
+}
+_ASSIGNMENT = _Columns(Assignment, "a", _NOT_READ[Assignment])
+_HIT = _Columns(Hit, "h", _NOT_READ[Hit])
+_CAMPAIGN = _Columns(Campaign, "c", _NOT_READ[Campaign])
 _ITEM = _Columns(HitItem, "i")
 _SEGMENT = _Columns(Segment, "s")
 _DOCUMENT = _Columns(Document, "d")  # the segment's document: its media come with the item (building/media_payload.py)
@@ -245,8 +261,7 @@ def _context_columns(table: dict) -> list[str]:
 def _compose_read() -> tuple[str, list[str]]:
     table = {part.alias: _quote(part.model._meta.db_table) for part in _READ_PARTS}
     position = _quote("position")
-    context_type = "text[]" if connection.vendor == "postgresql" else "text"
-    reads = "CAST(%s AS text[])" if connection.vendor == "postgresql" else "%s"
+    reads = f"string_to_array(CAST(%s AS text), '{READS_SEPARATOR}')" if connection.vendor == "postgresql" else "%s"
     sql = (
         f"SELECT {', '.join(part.select_list() for part in _READ_PARTS)}, {', '.join(_context_columns(table))} "
         f"FROM {table['a']} a "
@@ -259,17 +274,27 @@ def _compose_read() -> tuple[str, list[str]]:
         f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
         f"WHERE a.{_quote('token')} = %s"
     )
-    return sql, [context_type, "integer"] + _types([Assignment._meta.get_field("token")])
+    return sql, ["text", "integer"] + _types([Assignment._meta.get_field("token")])
 
 
 _READ = _Statement("read", _compose_read)
 _READ_OFFSETS = [sum(len(part) for part in _READ_PARTS[:k]) for k in range(len(_READ_PARTS) + 1)]
 
 
-def _context_param(db):
-    """What each protocol's screen reads beyond its items, as "<protocol>:<entry>" (building/screen_context.py)."""
+def _screen_reads(vendor: str) -> str:
+    """What each protocol's screen reads beyond its items, as "<protocol>:<entry>" (building/screen_context.py):
+    one text, comma-separated on PostgreSQL (adapting a list of texts cost ~30 µs a request), JSON elsewhere."""
     reads = [f"{p.name}:{what}" for p in all_protocols() for what in sorted(p.screen_reads)]
-    return reads if db.vendor == "postgresql" else json.dumps(reads)
+    if vendor != "postgresql":
+        return json.dumps(reads)
+    if any(READS_SEPARATOR in read for read in reads):
+        raise ValueError(f"a protocol or screen read name holds {READS_SEPARATOR!r}: {reads}")
+    return READS_SEPARATOR.join(reads)
+
+
+def _context_param(db) -> str:
+    """The read's one parameter, computed once per registry (protocols.derived), not on every request."""
+    return derived(f"judging_sql.screen_reads.{db.vendor}", lambda: _screen_reads(db.vendor))
 
 
 def _context(row, start: int) -> ScreenContext | None:
