@@ -135,3 +135,39 @@ def test_read_builds_instances_as_from_db_would(make_campaign):
     finally:
         post_init.disconnect(seen, sender=Campaign)
         judging_sql._CAMPAIGN._is_plain = None
+
+
+def test_parameters_passed_as_they_are_equal_what_djangos_prep_gives(make_campaign, monkeypatch):
+    """judging_sql.AS_THEY_ARE: on PostgreSQL the write passes those fields' values to the cursor without Django's
+    get_db_prep_save; for the values a HIT's answers really set (advancing, and completing), that prep gives the
+    same value back."""
+    written = []
+    record = judging_sql.record
+
+    def spy(assignment, judgments, expected_position):
+        written.append((assignment, list(judgments)))
+        return record(assignment, judgments, expected_position)
+
+    monkeypatch.setattr(judging_sql, "record", spy)
+    client, token = _worker_at(make_campaign, "preparer", 99)
+    _answer(client, token, 1)
+    assert written[-1][0].status == Assignment.Status.COMPLETED
+    checked = set()
+    for assignment, judgments in written[-2:]:  # an advance, and the completion
+        names = judging_sql._COMPLETE if assignment is written[-1][0] else judging_sql._ADVANCE
+        pairs = [(Assignment, names, assignment)] + [(Judgment, judging_sql._JUDGMENT_NAMES, j) for j in judgments]
+        for model, fields, instance in pairs:
+            for name, as_is in zip(fields, judging_sql._param_fields(connection, model, fields), strict=True):
+                if as_is is not None:
+                    continue
+                field = model._meta.get_field(name)
+                value = getattr(instance, field.attname)
+                prepared = field.get_db_prep_save(value, connection)
+                assert prepared == value and (type(prepared) is type(value) or isinstance(value, (int, float))), \
+                    (model.__name__, name, value, prepared)
+                checked.add((model.__name__, name))
+    if connection.vendor == "postgresql":
+        assert {"position", "item_served_at", "status", "completion_code"} <= {
+            name for model, name in checked if model == "Assignment"}
+        assert {"campaign", "item", "score", "seconds", "served_at", "created_at"} <= {
+            name for model, name in checked if model == "Judgment"}

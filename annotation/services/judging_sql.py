@@ -340,6 +340,32 @@ _ADVANCE = ("position", "last_item_id", "item_served_at", "last_activity_at")
 _COMPLETE = _ADVANCE + ("status", "completed_at", "completion_code")
 _GUARD = ("id", "position", "status")
 _JUDGMENT_FIELDS = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
+_JUDGMENT_NAMES = tuple(f.name for f in _JUDGMENT_FIELDS)
+_STAMPED = {f.attname for f in _JUDGMENT_FIELDS if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)}
+#: Fields whose Django prep (get_db_prep_save) gives PostgreSQL back the int, float, text or aware datetime the hot
+#: path sets, unchanged (psycopg2 adapts those itself): their values go to the cursor as they are, which saves a
+#: request the prep's calls (~10 µs). JSON goes through Django's prep. tests/test_judging_sql.py compares the two.
+AS_THEY_ARE = frozenset({"AutoField", "BigAutoField", "ForeignKey", "IntegerField", "BigIntegerField",
+                         "SmallIntegerField", "PositiveIntegerField", "PositiveSmallIntegerField",
+                         "PositiveBigIntegerField", "FloatField", "CharField", "TextField", "DateTimeField"})
+_PARAM_FIELDS: dict[tuple, list] = {}
+
+
+def _param_fields(db, model, names: tuple[str, ...]) -> list:
+    """For each of `model`'s fields `names`, None where its value goes to the cursor as it is (AS_THEY_ARE, on
+    PostgreSQL), else the field, whose get_db_prep_save makes the parameter."""
+    key = (db.vendor, model, names)
+    if key not in _PARAM_FIELDS:
+        fields = [model._meta.get_field(name) for name in names]
+        _PARAM_FIELDS[key] = [None if db.vendor == "postgresql" and f.get_internal_type() in AS_THEY_ARE else f
+                          for f in fields]
+    return _PARAM_FIELDS[key]
+
+
+def _judgment_values(judgment: Judgment) -> list:
+    """The judgment's values in _JUDGMENT_FIELDS order, the creation time stamped as a save would (pre_save)."""
+    return [f.pre_save(judgment, True) if f.attname in _STAMPED else getattr(judgment, f.attname)
+            for f in _JUDGMENT_FIELDS]
 
 
 def _compose_update(names: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -408,12 +434,13 @@ def record(assignment: Assignment, judgments: list[Judgment], expected_position:
     `completion_code` when it completes). One statement on PostgreSQL, whatever the number of judgments."""
     db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
-    update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
-                     for name in names]
+    update_params = [value if field is None else field.get_db_prep_save(value, db) for field, value in zip(
+        _param_fields(db, Assignment, names), [getattr(assignment, name) for name in names], strict=True)]
     # the campaign's status as read and let through (judging._check_open: active, or a draft for a trial's HIT)
     update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, assignment.campaign.status]
-    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db)
-                     for judgment in judgments for f in _JUDGMENT_FIELDS]
+    prepared = _param_fields(db, Judgment, _JUDGMENT_NAMES)
+    insert_params = [value if field is None else field.get_db_prep_save(value, db) for judgment in judgments
+                     for field, value in zip(prepared, _judgment_values(judgment), strict=True)]
     if db.vendor == "postgresql":
         with db.cursor() as cursor:
             _record_statement(names, len(judgments)).execute(db, cursor, update_params + insert_params)
