@@ -109,6 +109,17 @@ def timed(block: int, step, backend: list, annotator: Annotator) -> float:
     return elapsed / block * 1e6
 
 
+def lockstep(annotator: Annotator, block: int) -> None:
+    """Says `ready`, then for each line `post` or `get` on stdin times a block of `block` of them and answers
+    {"us": CPU µs per request, "backend_s": the backend's CPU seconds over the block}, until stdin closes."""
+    print("ready", flush=True)
+    steps = {"post": annotator.post, "get": annotator.get}
+    for line in sys.stdin:
+        backend: list = []
+        us = timed(block, steps[line.strip()], backend, annotator)
+        print(json.dumps({"us": us, "backend_s": backend[0]}), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db-name", default="mteval_bench_cpu")
@@ -116,6 +127,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=16)
     parser.add_argument("--block", type=int, default=20)
     parser.add_argument("--fresh", action="store_true", help="build the database and campaign again")
+    parser.add_argument("--lockstep", action="store_true",
+                        help="run a block on each 'post' or 'get' line read from stdin and answer its figures as a "
+                             "JSON line (benchmarks/annotator_cpu_ab.py interleaves two processes this way)")
     parser.add_argument("--code", type=Path, default=ROOT,
                         help="the checkout whose project code runs (default: this one; benchmarks/annotator_cpu_ab.py)")
     parser.add_argument("--ab-health-check", action="store_true",
@@ -151,6 +165,9 @@ def main() -> None:
     annotator.enter()
     for _ in range(3 * args.block):  # warm: prepared statements, caches
         annotator.post()
+    if args.lockstep:
+        lockstep(annotator, args.block)
+        return
     variants = {"this": None}
     if args.ab_health_check:
         from django.db import connections
