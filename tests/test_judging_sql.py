@@ -171,3 +171,12 @@ def test_parameters_passed_as_they_are_equal_what_djangos_prep_gives(make_campai
             name for model, name in checked if model == "Assignment"}
         assert {"campaign", "item", "score", "seconds", "served_at", "created_at"} <= {
             name for model, name in checked if model == "Judgment"}
+
+
+def test_a_get_reads_the_current_item_alone(make_campaign):
+    """judging.load (a GET) asks for span 0: the next item's row, which only a POST's answer shows, is not read."""
+    from annotation.services import judging
+
+    client, token = _worker_at(make_campaign, "getter", 3)
+    assert sorted(judging.load(token).items) == [3]
+    assert sorted(judging_sql.read(token).items) == [3, 4]

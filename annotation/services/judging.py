@@ -125,8 +125,9 @@ def parse_body(raw: bytes) -> Any:
 
 
 def load(token: str) -> Snapshot | None:
-    """The assignment with this token and the items at its current and next positions; None if unknown."""
-    return judging_sql.read(token)
+    """The assignment with this token and the item at its current position (all a GET shows: the next one's row
+    would cost the read as much again in CPU); None if unknown."""
+    return judging_sql.read(token, span=0)
 
 
 def _done_state(assignment: Assignment) -> dict:

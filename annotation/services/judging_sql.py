@@ -11,7 +11,7 @@ took several times the CPU of running it. (SQL-level PREPARE needs each web proc
 its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
 - `read(token, span)`: one SELECT for the assignment, its HIT and campaign, and the items at its
-  current position and the `span` after it (1 for one answer, k for a batch of k) with their
+  current position and the `span` after it (0 for a GET, 1 for one answer, k for a batch of k) with their
   segments (and their documents) and outputs, and what their screens read beyond them
   (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as JSON, only for
   the protocols that declare them; composed in judging_screen_sql.py). Columns no annotator request reads are
@@ -133,7 +133,7 @@ _READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _DOCUMENT, _OUTPUT
 @dataclass
 class Snapshot:
     """An assignment as one read found it: `assignment.hit` and `assignment.campaign` are loaded, and
-    `items` holds the items at its current and next positions (those that exist), each with its HIT (and the
+    `items` holds the items at the positions read (those that exist), each with its HIT (and the
     HIT's campaign), segment (with its document) and output loaded."""
 
     assignment: Assignment
@@ -243,7 +243,8 @@ def _context(row, start: int) -> ScreenContext | None:
 
 def read(token: str, span: int = 1) -> Snapshot | None:
     """The assignment with this token, its HIT, campaign and the `span` items from its current one on and the one
-    after them (a POST of `span` answers: docs/api.md §8.3); None if unknown."""
+    after them (a POST of `span` answers: docs/api.md §8.3; a GET's span is 0, its current item alone); None if
+    unknown."""
     db = connections[DEFAULT_DB_ALIAS]
     with db.cursor() as cursor:
         _READ.execute(db, cursor, [_context_param(db), span, token])
