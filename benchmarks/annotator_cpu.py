@@ -3,12 +3,13 @@
 gunicorn, no HTTP client; PostgreSQL's own time is not counted). benchmarks/README.md, "Session 10, second round".
 
     DATABASE_URL=postgres://... .venv/bin/python benchmarks/annotator_cpu.py --db-name mteval_bench_x \\
-        [--redis-db 9] [--blocks 16] [--block 20] [--fresh]
+        [--redis-db 9] [--blocks 16] [--block 20] [--fresh] [--code /path/to/another/checkout]
 
 Builds (once, or again with --fresh) a plain DA campaign in its own database, then alternates blocks of
 `--block` single-answer POSTs (each to the item the previous answer's response served) and of GETs, on
 kept connections (CONN_MAX_AGE=60, health checks as configured), and prints the median microseconds per
-request over `--blocks` blocks of each, as JSON. Run it from two checkouts in turn to compare code versions.
+request over `--blocks` blocks of each, as JSON (a new worker's entry, every HIT's worth of POSTs, left out).
+`--code` runs another checkout's project code under this benchmark: benchmarks/annotator_cpu_ab.py alternates two.
 """
 from __future__ import annotations
 
@@ -40,10 +41,13 @@ def environ(method: str, path: str, body: bytes = b"", query: str = "") -> dict:
 
 
 class Annotator:
-    """Enters the campaign as fresh crowd workers and answers its items one at a time through `app`."""
+    """Enters the campaign as fresh crowd workers and answers its items one at a time through `app`. A new worker's
+    entry (a crowd link's redirect, every HIT's worth of POSTs) is not an annotator API request: the CPU it costs
+    this process and the backend is kept in `entry_cpu` and `entry_backend`, for `timed` to leave out."""
 
     def __init__(self, app, slug: str):
         self.app, self.slug, self.serial, self.token, self.item = app, slug, 0, None, None
+        self.entry_cpu, self.entry_backend, self.backend_pid = 0.0, 0.0, None
 
     def call(self, env: dict) -> tuple[str, dict, bytes]:
         out = {}
@@ -61,6 +65,9 @@ class Annotator:
         self.token = headers["Location"].rstrip("/").split("/")[-1]
         self.get()
 
+    def _backend_now(self) -> float:
+        return backend_cpu(self.backend_pid) if self.backend_pid is not None else 0.0
+
     def get(self) -> None:
         status, _, body = self.call(environ("GET", f"/api/hit/{self.token}/"))
         assert status.startswith("200"), (status, body[:200])
@@ -72,7 +79,10 @@ class Annotator:
         assert status.startswith("201"), (status, body[:200])
         state = json.loads(body)
         if state.get("done"):
+            cpu, backend = time.process_time(), self._backend_now()
             self.enter()
+            self.entry_cpu += time.process_time() - cpu
+            self.entry_backend += self._backend_now() - backend
         else:
             self.item = state["item"]["id"]
 
@@ -83,18 +93,31 @@ def backend_cpu(pid: int) -> float:
         return cpu_seconds(handle.read().rsplit(b")", 1)[1].split())
 
 
-def timed(block: int, step, backend: list) -> float:
-    """This process's CPU microseconds per call of `step` over `block` calls; adds the backend's CPU seconds."""
+def timed(block: int, step, backend: list, annotator: Annotator) -> float:
+    """This process's CPU microseconds per call of `step` over `block` calls; adds the backend's CPU seconds. What
+    a new worker's entry costs in between is left out."""
     from django.db import connections
     with connections["default"].cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
-        pid = cursor.fetchone()[0]
+        pid = annotator.backend_pid = cursor.fetchone()[0]
+    entry_cpu, entry_backend = annotator.entry_cpu, annotator.entry_backend
     before_backend, start = backend_cpu(pid), time.process_time()
     for _ in range(block):
         step()
-    elapsed = time.process_time() - start
-    backend.append(backend_cpu(pid) - before_backend)
+    elapsed = time.process_time() - start - (annotator.entry_cpu - entry_cpu)
+    backend.append(backend_cpu(pid) - before_backend - (annotator.entry_backend - entry_backend))
     return elapsed / block * 1e6
+
+
+def lockstep(annotator: Annotator, block: int) -> None:
+    """Says `ready`, then for each line `post` or `get` on stdin times a block of `block` of them and answers
+    {"us": CPU µs per request, "backend_s": the backend's CPU seconds over the block}, until stdin closes."""
+    print("ready", flush=True)
+    steps = {"post": annotator.post, "get": annotator.get}
+    for line in sys.stdin:
+        backend: list = []
+        us = timed(block, steps[line.strip()], backend, annotator)
+        print(json.dumps({"us": us, "backend_s": backend[0]}), flush=True)
 
 
 def main() -> None:
@@ -104,6 +127,11 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=16)
     parser.add_argument("--block", type=int, default=20)
     parser.add_argument("--fresh", action="store_true", help="build the database and campaign again")
+    parser.add_argument("--lockstep", action="store_true",
+                        help="run a block on each 'post' or 'get' line read from stdin and answer its figures as a "
+                             "JSON line (benchmarks/annotator_cpu_ab.py interleaves two processes this way)")
+    parser.add_argument("--code", type=Path, default=ROOT,
+                        help="the checkout whose project code runs (default: this one; benchmarks/annotator_cpu_ab.py)")
     parser.add_argument("--ab-health-check", action="store_true",
                         help="alternate each block with one on Django's own health check (SELECT 1)")
     args = parser.parse_args()
@@ -117,6 +145,7 @@ def main() -> None:
     if args.fresh:
         recreate_database(database_url, args.db_name)
     flush_redis(broker)
+    sys.path.insert(0, str(args.code.resolve()))  # the project's code (config, annotation, ...) comes from there
     import django
     django.setup()
     from django.core.handlers.wsgi import WSGIHandler
@@ -136,6 +165,9 @@ def main() -> None:
     annotator.enter()
     for _ in range(3 * args.block):  # warm: prepared statements, caches
         annotator.post()
+    if args.lockstep:
+        lockstep(annotator, args.block)
+        return
     variants = {"this": None}
     if args.ab_health_check:
         from django.db import connections
@@ -150,8 +182,8 @@ def main() -> None:
             if switch is not None:
                 switch()
             posts, gets, post_backend, get_backend = figures[name]
-            posts.append(timed(args.block, annotator.post, post_backend))
-            gets.append(timed(args.block, annotator.get, get_backend))
+            posts.append(timed(args.block, annotator.post, post_backend, annotator))
+            gets.append(timed(args.block, annotator.get, get_backend, annotator))
     calls = args.blocks * args.block
     print(json.dumps({name: {"post_us": round(statistics.median(posts)), "get_us": round(statistics.median(gets)),
                              "post_backend_us": round(sum(post_backend) / calls * 1e6),

@@ -13,9 +13,7 @@ from django.http import HttpResponse
 from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.urls import Resolver404, resolve
 
-
-def _bad(text: str) -> bool:
-    return "\x00" in text or any("\ud800" <= ch <= "\udfff" for ch in text)
+from .unstorable import unstorable as _bad
 
 
 def _refuse(where: str) -> HttpResponse:

@@ -27,15 +27,31 @@ class Registry(dict, Generic[T]):
         super().__init__()
         self.kind = kind
         self.unknown = unknown
+        self._derived: dict[str, object] = {}
 
     def register(self, item: T) -> T:
         if item.name in self:
             raise ValueError(f"{self.kind} {item.name!r} registered twice")
         dict.__setitem__(self, item.name, item)
+        self._derived.clear()
         return item
 
     def unregister(self, name: str) -> None:
         self.pop(name, None)
+        self._derived.clear()
+
+    def derived(self, key: str, compute: Callable[[], object]):
+        """What `compute()` makes of the registered objects, computed once and kept until the registry changes
+        (a registration, or the setting changing): for what a request would otherwise rebuild from every entry."""
+        self._read()
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = compute()
+            return value
+
+    def _read(self):
+        return self
 
     def get_registered(self, name: str) -> T:
         try:
@@ -66,6 +82,7 @@ class SettingRegistry(Registry[T]):
     def _setting_changed(self, setting: str, **kwargs) -> None:
         if setting == self.setting:
             dict.clear(self)
+            self._derived.clear()
             self._loaded = False
 
     def load(self) -> None:
@@ -90,6 +107,7 @@ class SettingRegistry(Registry[T]):
                 loaded.append(item)
         by_hand = dict(self)
         dict.clear(self)
+        self._derived.clear()
         for item in loaded:
             self.register(item)
         for item in by_hand.values():

@@ -4,12 +4,17 @@ Every protocol and stage meets the whole hostile corpus in tests/test_annotator_
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from annotation.models import Assignment, Judgment
-from annotation.protocols import get_protocol
+from annotation.protocols import JudgmentError, get_protocol
 from annotation.protocols.options import OptionError
+from annotation.services import judging
 
 from .conftest import as_bytes, campaign_lines, post_answer, start
+from .test_fuzz import FUZZ
+from .test_fuzz_annotator import json_values
 
 pytestmark = pytest.mark.django_db
 HUGE = 10**400
@@ -62,6 +67,60 @@ def test_an_item_that_no_row_can_have_is_400(client, campaign, item):
 ])
 def test_text_no_database_stores_is_refused_where_the_body_is_read(client, campaign, answer, reason):
     assert refused(client, campaign, answer) == reason
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('"n": "a\\u0000b"', "'n'"),                 # an escaped NUL in a value
+    ('"k\\u0000": 1', "a field name"),          # ... in a key
+    ('"n": "\\uD800"', "'n'"),                  # an escaped lone high surrogate, upper case
+    ('"n": ["\\udfff"]', "'n/0'"),              # ... a lone low one
+    ('"n": "\\udc00\\ud800"', "'n'"),          # a pair the wrong way round: two lone halves
+    ('"\\ud83d": 1', "a field name"),           # half of an emoji as a key
+])
+def test_escaped_nul_and_lone_surrogates_are_refused(client, campaign, text, reason):
+    token = start(client, campaign, "w")
+    item = client.get(f"/api/hit/{token}/").json()["item"]["id"]
+    response = post_answer(client, token, f'{{"item": {item}, "score": 5, {text}}}')
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == f"{reason} must not contain NUL characters or lone surrogates"
+    assert Judgment.objects.count() == 0
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"n": "caf\\u00e9 \\ud83d\\ude00"}',      # escaped text a database stores: an accent, an emoji's pair
+    b'{"n": "\\\\u0000"}',                       # an escaped backslash, then "u0000": no NUL
+    '{"n": "\U0001f600"}'.encode(),                  # the emoji as UTF-8
+])
+def test_escapes_of_storable_text_pass(raw):
+    assert judging.unstorable_text(judging.parse_body(raw)) is None
+
+
+def test_a_utf16_body_is_walked_too():
+    """json.loads reads UTF-16 and UTF-32 bodies; their NUL bytes send them to the walk."""
+    with pytest.raises(JudgmentError, match="'n' must not contain"):
+        judging.parse_body('{"n": "\\u0000"}'.encode("utf-16"))
+    assert judging.parse_body('{"n": "\u00e9"}'.encode("utf-16")) == {"n": "\u00e9"}
+
+
+@FUZZ
+@given(body=json_values(), ascii_only=st.booleans())
+def test_the_raw_body_check_refuses_exactly_what_the_walk_refuses(body, ascii_only):
+    """judging.MAY_BE_UNSTORABLE only spares the walk over the parsed body where it would find nothing."""
+    try:
+        raw = json.dumps(body, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    except (ValueError, OverflowError):
+        return
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, RecursionError):
+        return
+    walked = judging.unstorable_text(parsed)
+    try:
+        judging.parse_body(raw)
+        refused = None
+    except JudgmentError as exc:
+        refused = str(exc)
+    assert refused == (None if walked is None else f"{walked} must not contain NUL characters or lone surrogates")
 
 
 def test_an_encoded_lone_surrogate_is_refused_too(client, campaign):

@@ -30,13 +30,22 @@ def _worker_at(make_campaign, worker: str, answered: int):
     return client, token
 
 
+def _read_values(instance) -> dict:
+    """The fields the read loaded (those not read stay deferred, loaded by Django if asked for)."""
+    return {f.attname: instance.__dict__[f.attname] for f in instance._meta.concrete_fields
+            if f.attname not in instance.get_deferred_fields()}
+
+
 def test_read_loads_what_the_orm_loads(make_campaign):
     client, token = _worker_at(make_campaign, "reader", 3)
     snapshot = judging_sql.read(token)
     assignment = Assignment.objects.select_related("hit", "campaign").get(token=token)
-    assert _field_values(snapshot.assignment) == _field_values(assignment)
-    assert _field_values(snapshot.assignment.hit) == _field_values(assignment.hit)
-    assert _field_values(snapshot.assignment.campaign) == _field_values(assignment.campaign)
+    for loaded, wanted in ((snapshot.assignment, assignment), (snapshot.assignment.hit, assignment.hit),
+                           (snapshot.assignment.campaign, assignment.campaign)):
+        assert loaded.get_deferred_fields() == set(judging_sql._NOT_READ[type(loaded)])
+        read = _read_values(loaded)
+        assert read == {name: value for name, value in _field_values(wanted).items() if name in read}
+        assert _field_values(loaded) == _field_values(wanted)  # a column not read is still there when asked for
     assert sorted(snapshot.items) == [3, 4]
     for position, item in snapshot.items.items():
         expected = HitItem.objects.select_related("segment", "output").get(hit=assignment.hit, position=position)
@@ -126,3 +135,48 @@ def test_read_builds_instances_as_from_db_would(make_campaign):
     finally:
         post_init.disconnect(seen, sender=Campaign)
         judging_sql._CAMPAIGN._is_plain = None
+
+
+def test_parameters_passed_as_they_are_equal_what_djangos_prep_gives(make_campaign, monkeypatch):
+    """judging_sql.AS_THEY_ARE: on PostgreSQL the write passes those fields' values to the cursor without Django's
+    get_db_prep_save; for the values a HIT's answers really set (advancing, and completing), that prep gives the
+    same value back."""
+    written = []
+    record = judging_sql.record
+
+    def spy(assignment, judgments, expected_position):
+        written.append((assignment, list(judgments)))
+        return record(assignment, judgments, expected_position)
+
+    monkeypatch.setattr(judging_sql, "record", spy)
+    client, token = _worker_at(make_campaign, "preparer", 99)
+    _answer(client, token, 1)
+    assert written[-1][0].status == Assignment.Status.COMPLETED
+    checked = set()
+    for assignment, judgments in written[-2:]:  # an advance, and the completion
+        names = judging_sql._COMPLETE if assignment is written[-1][0] else judging_sql._ADVANCE
+        pairs = [(Assignment, names, assignment)] + [(Judgment, judging_sql._JUDGMENT_NAMES, j) for j in judgments]
+        for model, fields, instance in pairs:
+            for name, as_is in zip(fields, judging_sql._param_fields(connection, model, fields), strict=True):
+                if as_is is not None:
+                    continue
+                field = model._meta.get_field(name)
+                value = getattr(instance, field.attname)
+                prepared = field.get_db_prep_save(value, connection)
+                assert prepared == value and (type(prepared) is type(value) or isinstance(value, (int, float))), \
+                    (model.__name__, name, value, prepared)
+                checked.add((model.__name__, name))
+    if connection.vendor == "postgresql":
+        assert {"position", "item_served_at", "status", "completion_code"} <= {
+            name for model, name in checked if model == "Assignment"}
+        assert {"campaign", "item", "score", "seconds", "served_at", "created_at"} <= {
+            name for model, name in checked if model == "Judgment"}
+
+
+def test_a_get_reads_the_current_item_alone(make_campaign):
+    """judging.load (a GET) asks for span 0: the next item's row, which only a POST's answer shows, is not read."""
+    from annotation.services import judging
+
+    client, token = _worker_at(make_campaign, "getter", 3)
+    assert sorted(judging.load(token).items) == [3]
+    assert sorted(judging_sql.read(token).items) == [3, 4]

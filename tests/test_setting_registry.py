@@ -54,3 +54,23 @@ def test_a_path_that_names_nothing_usable_is_a_configuration_error(path, message
         registry = SettingRegistry("thing", "TEST_THINGS")
         with pytest.raises(ImproperlyConfigured, match=message):
             list(registry)
+
+
+def test_what_is_derived_from_the_entries_is_computed_once_until_they_change():
+    computed = []
+
+    def names():
+        computed.append(1)
+        return ",".join(registry)
+
+    with override_settings(TEST_THINGS=["tests.test_setting_registry.ONE"]):
+        registry = SettingRegistry("thing", "TEST_THINGS")
+        assert registry.derived("names", names) == registry.derived("names", names) == "one"
+        assert len(computed) == 1
+        registry.register(Thing("by hand"))
+        assert registry.derived("names", names) == "one,by hand"
+        registry.unregister("by hand")
+        assert registry.derived("names", names) == "one"
+        with override_settings(TEST_THINGS=["tests.test_setting_registry.PAIR"]):
+            assert registry.derived("names", names) == "two,three"
+        assert registry.derived("names", names) == "one" and len(computed) == 5

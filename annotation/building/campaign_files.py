@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils.text import slugify
 
 from annotation.models import Campaign, Study, StudyNameError
+from config.unstorable import unstorable as unstorable  # re-exported: shared with the request middleware
 
 MAX_REPORTED_ERRORS = 20
 #: Problems kept at most (a file of 500,000 bad lines is refused with the first ones and a count).
@@ -19,7 +20,6 @@ MAX_KEPT_ERRORS = 1000
 MAX_DEPTH = 20
 MAX_TEXT = 20_000
 
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
@@ -61,11 +61,6 @@ class Problems(list):
 
     def refuse(self) -> CampaignFileError:
         return CampaignFileError(sorted(self), omitted=self.omitted)
-
-
-def unstorable(text: str) -> bool:
-    """Whether `text` holds what no database stores: a NUL character or a lone UTF-16 surrogate."""
-    return _UNSTORABLE.search(text) is not None
 
 
 def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:

@@ -19,6 +19,8 @@ _REGISTRY: SettingRegistry[Protocol] = SettingRegistry("protocol", "MTEVAL_PROTO
 register = _REGISTRY.register
 get_protocol = _REGISTRY.get_registered
 all_protocols = _REGISTRY.all
+#: `derived(key, compute)`: what `compute()` makes of the registered protocols, kept until the registry changes.
+derived = _REGISTRY.derived
 
 
 def protocol_choices() -> list[tuple[str, str]]:
@@ -60,5 +62,5 @@ def _default_redundancy(values: dict):
 
 _options.set_default("redundancy", _default_redundancy)
 
-__all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "declared_objects", "get_protocol",
-           "importable_protocol_choices", "protocol_choices", "register"]
+__all__ = ["JudgmentError", "Protocol", "UnknownProtocol", "all_protocols", "declared_objects", "derived",
+           "get_protocol", "importable_protocol_choices", "protocol_choices", "register"]

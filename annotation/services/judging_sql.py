@@ -11,10 +11,11 @@ took several times the CPU of running it. (SQL-level PREPARE needs each web proc
 its own server connection, CONN_MAX_AGE > 0, and no transaction-pooling PgBouncer between.)
 
 - `read(token, span)`: one SELECT for the assignment, its HIT and campaign, and the items at its
-  current position and the `span` after it (1 for one answer, k for a batch of k) with their
+  current position and the `span` after it (0 for a GET, 1 for one answer, k for a batch of k) with their
   segments (and their documents) and outputs, and what their screens read beyond them
-  (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as JSON,
-  only for the protocols that declare them). No lock is taken.
+  (annotation/building/screen_context.py: the rows each protocol's `screen_reads` names, as JSON, only for
+  the protocols that declare them; composed in judging_screen_sql.py). Columns no annotator request reads are
+  left out (`_NOT_READ`). No lock is taken.
 - `record(...)`: stores the judgments (one, or a batch's) and moves the assignment on, all or nothing, and only if
   the assignment is still active at the position that was read (optimistic concurrency: a
   parallel request for the same assignment either finds it moved on or waits for the row
@@ -35,10 +36,12 @@ from django.db.models.base import ModelState
 
 from ..building import screen_context
 from ..building.screen_context import ScreenContext
-from ..models import Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, System, SystemOutput
-from ..protocols import all_protocols
+from ..models import Assignment, Campaign, Document, Hit, HitItem, Judgment, Segment, SystemOutput
+from ..protocols import all_protocols, derived
+from . import judging_screen_sql as screen_sql
 
 INVALID_SQL_STATEMENT_NAME = "26000"  # PostgreSQL's SQLSTATE for an unknown prepared statement
+READS_SEPARATOR = ","  # between the "<protocol>:<entry>" names of the read's one text parameter
 
 
 def _quote(name: str) -> str:
@@ -46,13 +49,16 @@ def _quote(name: str) -> str:
 
 
 class _Columns:
-    """All concrete columns of `model` under a table alias, in field order, and the instances built back
-    from a row's slice of them."""
+    """The concrete columns of `model` under a table alias, in field order, but those in `not_read`, and the
+    instances built back from a row's slice of them (a field not read is loaded by Django when first asked for)."""
 
-    def __init__(self, model, alias: str):
+    def __init__(self, model, alias: str, not_read: tuple[str, ...] = ()):
         self.model = model
         self.alias = alias
-        self.fields = model._meta.concrete_fields
+        unknown = set(not_read) - {f.attname for f in model._meta.concrete_fields}
+        if unknown:
+            raise ValueError(f"{model.__name__} has no column {sorted(unknown)}")
+        self.fields = [f for f in model._meta.concrete_fields if f.attname not in not_read]
         self.attnames = [f.attname for f in self.fields]
         self._converters: dict[str, list] = {}
         self._is_plain: bool | None = None
@@ -84,7 +90,7 @@ class _Columns:
                 values[i] = converter(values[i], col, db)
         if not self._plain():
             return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
-        # What from_db makes of a full row, without Model.__init__'s per-field work (a fifth of the read's CPU).
+        # What from_db makes of the row, without Model.__init__'s per-field work (a fifth of the read's CPU).
         instance = self.model.__new__(self.model)
         instance.__dict__.update(zip(self.attnames, values, strict=True))
         instance._state = state = ModelState()
@@ -93,7 +99,8 @@ class _Columns:
 
     def _plain(self) -> bool:
         """True when nothing hooks into building this model (no custom from_db or __init__, no pre_init or
-        post_init receivers, none deferred): then setting the attributes is all that from_db would do."""
+        post_init receivers): then setting the attributes read is all that from_db would do (it leaves a field not
+        read unset, deferred, as here)."""
         if self._is_plain is None:
             model = self.model
             self._is_plain = (model.from_db.__func__ is Model.from_db.__func__ and model.__init__ is Model.__init__
@@ -102,9 +109,20 @@ class _Columns:
         return self._is_plain
 
 
-_ASSIGNMENT = _Columns(Assignment, "a")
-_HIT = _Columns(Hit, "h")
-_CAMPAIGN = _Columns(Campaign, "c")
+#: Columns no annotator request reads, left out of the read: psycopg2 spends about 1 µs of CPU per column of a
+#: result just describing it, and more decoding each value (benchmarks/README.md, "Session 12"). What the screen,
+#: the checks, the write and the done state read stays; a column left out here that some code does read costs a
+#: query of its own (Django's deferred loading), which tests/test_annotator_statements.py counts.
+_NOT_READ = {
+    Assignment: ("entry_ip", "browser_key"),
+    Hit: ("number", "external_id", "exposure", "batch", "held"),
+    Campaign: ("name", "slug", "analysis_only", "instructions", "seed", "redundancy", "qc_test", "qc_threshold",
+               "hit_timeout_minutes", "payment_per_hit", "require_qualification", "owner_id", "require_signed_entry",
+               "entry_limits", "entry_secret", "study_id", "created_at"),
+}
+_ASSIGNMENT = _Columns(Assignment, "a", _NOT_READ[Assignment])
+_HIT = _Columns(Hit, "h", _NOT_READ[Hit])
+_CAMPAIGN = _Columns(Campaign, "c", _NOT_READ[Campaign])
 _ITEM = _Columns(HitItem, "i")
 _SEGMENT = _Columns(Segment, "s")
 _DOCUMENT = _Columns(Document, "d")  # the segment's document: its media come with the item (building/media_payload.py)
@@ -115,7 +133,7 @@ _READ_PARTS = (_ASSIGNMENT, _HIT, _CAMPAIGN, _ITEM, _SEGMENT, _DOCUMENT, _OUTPUT
 @dataclass
 class Snapshot:
     """An assignment as one read found it: `assignment.hit` and `assignment.campaign` are loaded, and
-    `items` holds the items at its current and next positions (those that exist), each with its HIT (and the
+    `items` holds the items at the positions read (those that exist), each with its HIT (and the
     HIT's campaign), segment (with its document) and output loaded."""
 
     assignment: Assignment
@@ -178,77 +196,13 @@ def _types(fields) -> list[str]:
     return [f.cast_db_type(connection) for f in fields]
 
 
-def _context_columns(table: dict) -> list[str]:
-    """One column per `screen_context.READS` entry: its rows as a JSON array, or NULL unless "<the campaign's
-    protocol>:<entry>" is in `p.reads` (the one parameter: what each protocol's screen reads)."""
-    q = _quote
-    postgres = connection.vendor == "postgresql"
-    segments, outputs, items = q(Segment._meta.db_table), q(SystemOutput._meta.db_table), table["i"]
-    systems = q(System._meta.db_table)
-
-    def rows(values: list[str], source: str, order: str) -> str:
-        """The rows as a JSON array of arrays; a value named `json:<column>` is a JSON column, kept as JSON."""
-        columns = [v.removeprefix("json:") for v in values]
-        if postgres:
-            return (f"COALESCE((SELECT json_agg(json_build_array({', '.join(columns)}) ORDER BY {order}) {source}), "
-                    "'[]'::json)")
-        # SQLite: a JSON text stays JSON only when json() wraps it where json_array() reads it.
-        outer = [f"json(x.c{k})" if v.startswith("json:") else f"x.c{k}" for k, v in enumerate(values)]
-        return (f"(SELECT json_group_array(json_array({', '.join(outer)})) FROM "
-                f"(SELECT {', '.join(f'{c} AS c{k}' for k, c in enumerate(columns))} {source} ORDER BY {order}) x)")
-
-    def json_value(column: str) -> str:
-        return f"json:{column}"
-
-    def unit(key: str) -> str:
-        """The integer `key` of the item's payload (NULL when absent)."""
-        if postgres:
-            return f"CAST(i.{q('payload')} ->> '{key}' AS integer)"
-        return f"CAST(json_extract(i.{q('payload')}, '$.{key}') AS integer)"
-
-    reads = {
-        screen_context.SEGMENT_OUTPUTS: rows(
-            [f"o2.{q('system_id')}", f"o2.{q('text')}"],
-            f"FROM {outputs} o2 WHERE o2.{q('segment_id')} = i.{q('segment_id')}", f"o2.{q('system_id')}"),
-        screen_context.DOCUMENT_SEGMENTS: rows(
-            [f"s2.{q('id')}", f"s2.{q('source')}", f"s2.{q('reference')}"],
-            f"FROM {segments} s2 WHERE s2.{q('document_id')} = s.{q('document_id')}", f"s2.{q('seg_id')}"),
-        screen_context.DOCUMENT_OUTPUTS: rows(
-            [f"o2.{q('segment_id')}", f"o2.{q('system_id')}", f"o2.{q('text')}", json_value(f"o2.{q('spans')}"),
-             f"o2.{q('id')}", f"y2.{q('name')}"],
-            f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
-            f"JOIN {systems} y2 ON y2.{q('id')} = o2.{q('system_id')} "
-            f"WHERE s2.{q('document_id')} = s.{q('document_id')}", f"o2.{q('system_id')}, o2.{q('segment_id')}"),
-        screen_context.DOCUMENT_SYSTEM_OUTPUTS: rows(
-            [f"o2.{q('segment_id')}", f"o2.{q('id')}", f"o2.{q('text')}"],
-            f"FROM {outputs} o2 JOIN {segments} s2 ON s2.{q('id')} = o2.{q('segment_id')} "
-            f"WHERE s2.{q('document_id')} = s.{q('document_id')} AND o2.{q('system_id')} = o.{q('system_id')}",
-            f"s2.{q('seg_id')}"),
-        screen_context.UNIT_ITEMS: rows(
-            [f"i2.{q('id')}", f"i2.{q('text')}", f"i2.{q('output_id')}", f"o2.{q('text')}", f"s2.{q('reference')}",
-             f"s2.{q('source')}"],
-            f"FROM {items} i2 LEFT JOIN {outputs} o2 ON o2.{q('id')} = i2.{q('output_id')} "
-            f"LEFT JOIN {segments} s2 ON s2.{q('id')} = i2.{q('segment_id')} "
-            f"WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('position')} >= {unit('first')} "
-            f"AND i2.{q('position')} <= {unit('first')} + {unit('count')}", f"i2.{q('position')}"),
-        screen_context.OTHER_ITEMS: rows(
-            [f"i2.{q('text')}", json_value(f"i2.{q('payload')}")],
-            f"FROM {items} i2 WHERE i2.{q('hit_id')} = i.{q('hit_id')} AND i2.{q('id')} <> i.{q('id')}",
-            f"i2.{q('position')}"),
-    }
-    wanted = "c.{} || ':{}' = ANY(p.reads)" if postgres else "c.{} || ':{}' IN (SELECT value FROM json_each(p.reads))"
-    only_if = {screen_context.UNIT_ITEMS: f" AND {unit('first')} IS NOT NULL"}  # an item of a unit
-    return [f"CASE WHEN {wanted.format(q('protocol'), name)}{only_if.get(name, '')} THEN {reads[name]} END"
-            for name in screen_context.READS]
-
-
 def _compose_read() -> tuple[str, list[str]]:
     table = {part.alias: _quote(part.model._meta.db_table) for part in _READ_PARTS}
     position = _quote("position")
-    context_type = "text[]" if connection.vendor == "postgresql" else "text"
-    reads = "CAST(%s AS text[])" if connection.vendor == "postgresql" else "%s"
+    reads = f"string_to_array(CAST(%s AS text), '{READS_SEPARATOR}')" if connection.vendor == "postgresql" else "%s"
+    context = ", ".join(screen_sql.context_columns(table))  # what the screens read beyond their items
     sql = (
-        f"SELECT {', '.join(part.select_list() for part in _READ_PARTS)}, {', '.join(_context_columns(table))} "
+        f"SELECT {', '.join(part.select_list() for part in _READ_PARTS)}, {context} "
         f"FROM {table['a']} a "
         f"JOIN {table['h']} h ON h.id = a.hit_id "
         f"JOIN {table['c']} c ON c.id = a.campaign_id "
@@ -259,17 +213,27 @@ def _compose_read() -> tuple[str, list[str]]:
         f"LEFT JOIN {table['o']} o ON o.id = i.output_id "
         f"WHERE a.{_quote('token')} = %s"
     )
-    return sql, [context_type, "integer"] + _types([Assignment._meta.get_field("token")])
+    return sql, ["text", "integer"] + _types([Assignment._meta.get_field("token")])
 
 
 _READ = _Statement("read", _compose_read)
 _READ_OFFSETS = [sum(len(part) for part in _READ_PARTS[:k]) for k in range(len(_READ_PARTS) + 1)]
 
 
-def _context_param(db):
-    """What each protocol's screen reads beyond its items, as "<protocol>:<entry>" (building/screen_context.py)."""
+def _screen_reads(vendor: str) -> str:
+    """What each protocol's screen reads beyond its items, as "<protocol>:<entry>" (building/screen_context.py):
+    one text, comma-separated on PostgreSQL (adapting a list of texts cost ~30 µs a request), JSON elsewhere."""
     reads = [f"{p.name}:{what}" for p in all_protocols() for what in sorted(p.screen_reads)]
-    return reads if db.vendor == "postgresql" else json.dumps(reads)
+    if vendor != "postgresql":
+        return json.dumps(reads)
+    if any(READS_SEPARATOR in read for read in reads):
+        raise ValueError(f"a protocol or screen read name holds {READS_SEPARATOR!r}: {reads}")
+    return READS_SEPARATOR.join(reads)
+
+
+def _context_param(db) -> str:
+    """The read's one parameter, computed once per registry (protocols.derived), not on every request."""
+    return derived(f"judging_sql.screen_reads.{db.vendor}", lambda: _screen_reads(db.vendor))
 
 
 def _context(row, start: int) -> ScreenContext | None:
@@ -279,7 +243,8 @@ def _context(row, start: int) -> ScreenContext | None:
 
 def read(token: str, span: int = 1) -> Snapshot | None:
     """The assignment with this token, its HIT, campaign and the `span` items from its current one on and the one
-    after them (a POST of `span` answers: docs/api.md §8.3); None if unknown."""
+    after them (a POST of `span` answers: docs/api.md §8.3; a GET's span is 0, its current item alone); None if
+    unknown."""
     db = connections[DEFAULT_DB_ALIAS]
     with db.cursor() as cursor:
         _READ.execute(db, cursor, [_context_param(db), span, token])
@@ -315,6 +280,32 @@ _ADVANCE = ("position", "last_item_id", "item_served_at", "last_activity_at")
 _COMPLETE = _ADVANCE + ("status", "completed_at", "completion_code")
 _GUARD = ("id", "position", "status")
 _JUDGMENT_FIELDS = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
+_JUDGMENT_NAMES = tuple(f.name for f in _JUDGMENT_FIELDS)
+_STAMPED = {f.attname for f in _JUDGMENT_FIELDS if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)}
+#: Fields whose Django prep (get_db_prep_save) gives PostgreSQL back the int, float, text or aware datetime the hot
+#: path sets, unchanged (psycopg2 adapts those itself): their values go to the cursor as they are, which saves a
+#: request the prep's calls (~10 µs). JSON goes through Django's prep. tests/test_judging_sql.py compares the two.
+AS_THEY_ARE = frozenset({"AutoField", "BigAutoField", "ForeignKey", "IntegerField", "BigIntegerField",
+                         "SmallIntegerField", "PositiveIntegerField", "PositiveSmallIntegerField",
+                         "PositiveBigIntegerField", "FloatField", "CharField", "TextField", "DateTimeField"})
+_PARAM_FIELDS: dict[tuple, list] = {}
+
+
+def _param_fields(db, model, names: tuple[str, ...]) -> list:
+    """For each of `model`'s fields `names`, None where its value goes to the cursor as it is (AS_THEY_ARE, on
+    PostgreSQL), else the field, whose get_db_prep_save makes the parameter."""
+    key = (db.vendor, model, names)
+    if key not in _PARAM_FIELDS:
+        fields = [model._meta.get_field(name) for name in names]
+        _PARAM_FIELDS[key] = [None if db.vendor == "postgresql" and f.get_internal_type() in AS_THEY_ARE else f
+                          for f in fields]
+    return _PARAM_FIELDS[key]
+
+
+def _judgment_values(judgment: Judgment) -> list:
+    """The judgment's values in _JUDGMENT_FIELDS order, the creation time stamped as a save would (pre_save)."""
+    return [f.pre_save(judgment, True) if f.attname in _STAMPED else getattr(judgment, f.attname)
+            for f in _JUDGMENT_FIELDS]
 
 
 def _compose_update(names: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -383,12 +374,13 @@ def record(assignment: Assignment, judgments: list[Judgment], expected_position:
     `completion_code` when it completes). One statement on PostgreSQL, whatever the number of judgments."""
     db = connections[DEFAULT_DB_ALIAS]
     names = _COMPLETE if assignment.status == Assignment.Status.COMPLETED else _ADVANCE
-    update_params = [Assignment._meta.get_field(name).get_db_prep_save(getattr(assignment, name), db)
-                     for name in names]
+    update_params = [value if field is None else field.get_db_prep_save(value, db) for field, value in zip(
+        _param_fields(db, Assignment, names), [getattr(assignment, name) for name in names], strict=True)]
     # the campaign's status as read and let through (judging._check_open: active, or a draft for a trial's HIT)
     update_params += [assignment.pk, expected_position, Assignment.Status.ACTIVE, assignment.campaign.status]
-    insert_params = [f.get_db_prep_save(f.pre_save(judgment, True), db)
-                     for judgment in judgments for f in _JUDGMENT_FIELDS]
+    prepared = _param_fields(db, Judgment, _JUDGMENT_NAMES)
+    insert_params = [value if field is None else field.get_db_prep_save(value, db) for judgment in judgments
+                     for field, value in zip(prepared, _judgment_values(judgment), strict=True)]
     if db.vendor == "postgresql":
         with db.cursor() as cursor:
             _record_statement(names, len(judgments)).execute(db, cursor, update_params + insert_params)
