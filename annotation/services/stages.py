@@ -22,9 +22,13 @@ from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
 from ..models import Assignment, Campaign, Hit, HitItem, Judgment
 
-__all__ = ["StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
+__all__ = ["FIRST_STAGE", "StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
            "build_stages", "create_stages", "first_stage", "input_complete",
            "next_stages_of", "stage_progress", "task_campaign_ids", "task_judgments", "task_stages"]
+
+
+#: The name of a task's first stage whose protocol names none (error spans, whose review stage is optional).
+FIRST_STAGE = "annotate"
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
@@ -35,8 +39,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
     at once."""
     created: dict[str, Campaign] = {}
     specs = campaign.protocol_spec.next_stages(campaign.options or {})
-    if specs and not campaign.stage_name:
-        campaign.stage_name = campaign.protocol_spec.stage_name
+    if specs and not campaign.stage_name:  # a task's first stage is named, so that `task_campaign_ids` finds the rest
+        campaign.stage_name = campaign.protocol_spec.stage_name or FIRST_STAGE
         campaign.save(update_fields=["stage_name"])
     for spec in specs:
         name = f"{campaign.name} — {spec.name}"[:200]
