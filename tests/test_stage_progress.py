@@ -29,6 +29,12 @@ def test_the_stage_percentage_counts_hits_done_times_redundancy(admin_user):
     html = page.get(f"/admin/annotation/campaign/{root.pk}/change/").content.decode()
     assert f"0 / {first['hits']} HITs done (0 %)" in html
     assert f'<progress value="0" max="{first["hits"]}"' in html
+    # places, as the campaign page and the campaign list say (docs/api.md): one worker finishing a HIT is one place
+    assert (first["places_done"], first["places_total"]) == (counts["places_done"], counts["places_total"]) \
+        == (1, 2 * first["hits"])
+    card = html.split('class="stage-pipeline"')[1].split("</ol>")[0]
+    assert f"<span>1 / {2 * first['hits']} places done ·</span> <span>2 per HIT</span>" in card
+    assert "assignment" not in card
 
 
 def test_an_overfull_hit_does_not_make_up_for_an_unfinished_one():

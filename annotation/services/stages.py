@@ -21,6 +21,7 @@ from ..building.bulk import insert
 from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
 from ..models import Assignment, Campaign, Hit, HitItem, Judgment
+from .progress import campaign_counts
 
 __all__ = ["FIRST_STAGE", "StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
            "build_stages", "create_stages", "first_stage", "input_complete",
@@ -178,15 +179,18 @@ def build_stage(stage: Campaign) -> int:
 def stage_progress(campaign: Campaign) -> list[dict]:
     """Every stage of the task `campaign` belongs to, in order, with its status, HITs (all, and done by as many
     workers as asked, and the percentage done: HITs done × redundancy of HITs × redundancy, as the campaign's
-    progress counts them), finished assignments (and those needed) and what it waits for (for the admin's pipeline,
+    progress counts them), places done of all (HITs × redundancy; a HIT's finished assignments up to the
+    redundancy), finished assignments (and those needed) and what it waits for (for the admin's pipeline,
     the results pages and the API)."""
     stages = task_stages(campaign)
     if len(stages) == 1:
         return []
     by_pk = {stage.pk: stage for stage in stages}
+    counts = campaign_counts(stages)  # three grouped queries for every stage
     rows = []
     for stage in stages:
-        hits, done, hits_done = _progress(stage)
+        count = counts[stage.pk]
+        hits, done, hits_done = count["hits_total"], count["assignments_done"], count["hits_done"]
         complete = hits > 0 and hits_done == hits
         source = by_pk.get(stage.stage_input_id)
         if complete:
@@ -201,5 +205,7 @@ def stage_progress(campaign: Campaign) -> list[dict]:
                      "hits_done": hits_done, "percent": round(100 * hits_done / hits) if hits else 0,
                      "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
                      "assignments_done": done, "assignments_needed": hits * stage.redundancy,
+                     # places (HITs × redundancy), as the campaign page and the campaign list count them
+                     "places_done": count["places_done"], "places_total": count["places_total"],
                      "complete": complete, "waiting_for": waiting, "input": source.slug if source else None})
     return rows
