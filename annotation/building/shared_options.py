@@ -59,8 +59,8 @@ MAX_BOOTSTRAP_RUNS = 1000
 BRADLEY_TERRY_OPTIONS = (
     Option("bradley_terry_ties", "choice", None, "How the Bradley–Terry leaderboard models ties: davidson "
            "(Davidson 1970) or rao-kupper (Rao & Kupper 1967).", label="Bradley–Terry tie model",
-           choices="bradley_terry_ties", target="options", default_text="the setting BRADLEY_TERRY_TIES (davidson)"),
+           choices="bradley_terry_ties", target="options", default_text="davidson, the setting BRADLEY_TERRY_TIES"),
     Option("bradley_terry_runs", "int", None, "Bootstrap resamples of the Bradley–Terry leaderboard's intervals and "
            "rank ranges (0: none, the fit on all battles alone).", label="Bradley–Terry bootstrap runs", minimum=0,
-           maximum=MAX_BOOTSTRAP_RUNS, target="options", default_text="the setting BRADLEY_TERRY_RUNS (1,000)"),
+           maximum=MAX_BOOTSTRAP_RUNS, target="options", default_text="1,000, the setting BRADLEY_TERRY_RUNS"),
 )
