@@ -11,6 +11,7 @@ class EvaluationConfig(AppConfig):
 
         from . import presets, receivers  # noqa: F401  (connects the signal receivers)
         from . import reliability_tests as tests
+        from .families.common.bradley_terry import TIE_LABELS
         from .registry import FAMILIES
         from .results_source import StoredResults
 
@@ -29,3 +30,5 @@ class EvaluationConfig(AppConfig):
         options.set_provider("critical_drop", tests.critical_drop)
         options.set_provider("threshold_in_use", tests.threshold_in_use)
         presets.install(options, tests)
+        # ...and the Bradley–Terry leaderboard's tie models (families/common/bradley_terry.py)
+        options.set_choices("bradley_terry_ties", lambda: list(TIE_LABELS.items()))

@@ -50,6 +50,8 @@ def test_a_study_scripted_end_to_end(draft, capsys):
     assert code == 0
     listed = {row["slug"]: row for row in json.loads(out)}
     assert listed[draft.slug]["status"] == "draft" and listed[draft.slug]["hits_total"] == draft.hits.count()
+    assert (listed[draft.slug]["places_done"], listed[draft.slug]["places_total"]) == (
+        0, draft.hits.count() * draft.redundancy)
     client = Client()
     assert client.get(f"/c/{draft.slug}/start/", {"worker_id": "w1"}).status_code != 302  # a draft serves nobody
 
@@ -60,8 +62,11 @@ def test_a_study_scripted_end_to_end(draft, capsys):
 
     code, out, _ = manage(capsys, "campaign", "list")
     header, *rows = out.splitlines()
-    assert header.split() == ["slug", "protocol", "status", "hits_total", "hits_done", "judgments", "name"]
-    assert rows[0].split()[:6] == [draft.slug, "adequacy", "active", str(draft.hits.count()), "0", "3"]
+    assert header.split() == ["slug", "protocol", "status", "hits_total", "hits_done", "places_done", "places_total",
+                              "judgments", "name"]
+    places = draft.hits.count() * draft.redundancy  # as the admin's campaign list counts them
+    assert rows[0].split()[:8] == [draft.slug, "adequacy", "active", str(draft.hits.count()), "0", "0", str(places),
+                                   "3"]
 
     code, out, err = manage(capsys, "campaign", "export", draft.slug)
     assert code == 0, err

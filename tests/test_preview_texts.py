@@ -7,7 +7,9 @@ import pytest
 from django.utils.html import escape
 
 from annotation.management.commands.load_demo import load_sample, sample_names
+from annotation.models import ItemType
 
+from .conftest import start
 from .pilot import pilot
 
 pytestmark = pytest.mark.django_db
@@ -100,3 +102,31 @@ def test_the_side_by_side_preview_shows_each_candidate_under_its_key(admin_clien
         assert block in html
     stored = {c["key"]: c["name"] for c in item.payload["candidates"]}
     assert all(f"{key}: {name}" in html for key, name in stored.items())  # the System column, for the researcher
+
+
+def summary_of(html: str) -> list[str]:
+    line = html.split('class="preview-summary"')[1].split("</p>")[0]
+    return [span.split(">", 1)[1].split("</span>")[0] for span in line.split("<span ")[1:]]
+
+
+@pytest.mark.parametrize(("protocol", "words"), [
+    ("adequacy", {"translations to judge", "bad-reference checks", "repeat checks", "human references (control)"}),
+    ("pairwise-fluency", {"comparisons to judge", "spam check"}),
+    ("reference-translation", {"screens of sentences to translate"}),
+])
+def test_the_preview_summary_says_what_each_item_is_for(protocol, words, admin_client, client):
+    """The summary line counts items in a researcher's words ("70 translations to judge, 10 bad-reference checks"),
+    not the raw item types ("70 system"), and those words never reach an annotator's page or the HIT's API."""
+    campaign = load_sample(protocol)
+    html, _ = preview_of(admin_client, campaign)
+    summary = summary_of(html)
+    hit = campaign.hits.order_by("number").first()
+    assert sum(int(part.split()[0]) for part in summary) == hit.items.count()
+    assert {part.split(" ", 1)[1] for part in summary} >= words, summary
+    assert not any(part.split(" ", 1)[1] in ItemType.values for part in summary)  # not "14 system", "2 repeat"
+    campaign.status = "active"
+    campaign.save(update_fields=["status"])
+    token = start(client, campaign, "summary-reader")
+    annotator_sees = client.get(f"/hit/{token}/").content.decode() + client.get(f"/api/hit/{token}/").content.decode()
+    assert not any(word in annotator_sees for word in ("bad-reference", "repeat check", "(control)", "spam check",
+                                                      "to judge"))

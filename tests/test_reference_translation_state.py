@@ -8,7 +8,7 @@ from django.test import Client
 from annotation.models import Judgment
 from annotation.services.stages import task_judgments
 from evaluation.analyses import compute_results
-from evaluation.services.results_read import freshness
+from evaluation.services.results_read import freshness, stored_rows
 
 from .pilot import pilot, work
 
@@ -37,3 +37,27 @@ def test_freshness_counts_both_stages_and_the_state_says_the_translators_were_ex
     page.force_login(admin_user)
     html = page.get(f"/results/{detect.slug}/", follow=True).content.decode()
     assert "1 new judgment since" in html and "excluded as machine translation" in html
+
+
+def test_one_of_two_translators_excluded_is_not_ready_and_says_why(admin_user):
+    """Two translators, the detect judges mark only the second's translations machine-made: the first, the one
+    accepted, has no other accepted translator to be scored against, so the state is not "ready"."""
+    root, detect = pilot("reference-translation", workers=("honest", "paster"))
+    work(detect, ("judge-1", "judge-2", "judge-3"), hits=20)
+    by_paster = set(Judgment.objects.filter(campaign=root, annotator__external_id="paster")
+                    .values_list("pk", flat=True))
+    for judgment in Judgment.objects.filter(campaign=detect).select_related("item"):
+        candidates = judgment.item.payload["candidates"]
+        judgment.answer = {"machine": sorted(c["key"] for c in candidates if c.get("judgment") in by_paster)}
+        judgment.save(update_fields=["answer"])
+    compute_results(root)
+    rows = {r["system"]: r for r in stored_rows(root, "systems")}
+    assert (rows["honest"]["excluded"], rows["paster"]["excluded"]) == (False, True)
+    assert rows["honest"]["score"] is None and rows["honest"]["n"] == 0  # nobody accepted to compare against
+    state = freshness(root).state
+    assert state["status"] == "not_enough_data" and [m["what"] for m in state["missing"]] == ["references"]
+    text = state["missing"][0]["text"]
+    assert "only one of the 2 translators is accepted" in text and "leave-one-out BLEU" in text
+    page = Client()
+    page.force_login(admin_user)
+    assert "only one of the 2 translators is accepted" in page.get(f"/results/{root.slug}/").content.decode()

@@ -14,7 +14,7 @@ from annotation.protocols.base import Screen
 
 #: What every HIT page loads before its screen's scripts, and after them ("why is Submit disabled?").
 PAGE_SCRIPTS = ("annotation/copy.js", "annotation/hit.js", "annotation/media.js", "annotation/item_instructions.js",
-                "annotation/feedback.js")
+                "annotation/feedback.js", "annotation/practice.js")
 AFTER_SCRIPTS = ("annotation/submit_why.js",)
 
 

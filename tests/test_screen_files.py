@@ -56,7 +56,7 @@ def test_a_registered_protocol_packages_screen_is_found_and_loaded_by_the_hit_pa
     assert '<div id="toy-screen" data-lang="et"></div>' in html
     assert re.findall(r'<script src="([^"]+)"', html) == [
         static(path) for path in ("annotation/copy.js", "annotation/hit.js", "annotation/media.js",
-                                  "annotation/item_instructions.js", "annotation/feedback.js",
+                                  "annotation/item_instructions.js", "annotation/feedback.js", "annotation/practice.js",
                                   "annotation/choice_rows.js", "toy_screen/screen.js", "annotation/submit_why.js")]
 
 

@@ -14,8 +14,10 @@ from django.utils import timezone
 from annotation.models import Assignment, Campaign, Hit, HitItem, Judgment, new_token
 from annotation.protocols import get_protocol
 from annotation.services.campaign_import import import_campaign
+from evaluation.analyses import compute_results
 from evaluation.families import family_of
-from evaluation.services.results_read import stored_rows
+from evaluation.models import CampaignResults
+from evaluation.services.results_read import freshness, stored_rows
 
 from .conftest import post_answer, start
 from .test_span_review import FIRST, TEXTS, first_pass, review_campaign, reviewing, span
@@ -186,3 +188,25 @@ def test_reviewed_score_follows_the_presets_average(django_capture_on_commit_cal
     assert [r["reviewed_score"] for r in rows] == sorted((r["reviewed_score"] for r in rows), reverse=True)
     beta = np.array([_reviewed_score("beta", seg) for seg in range(16)])
     assert (beta[:4].mean() + beta[4:].mean()) / 2 != pytest.approx(beta.mean())  # the two conventions differ here
+
+
+def test_a_review_only_task_counts_its_review_stage_in_progress(django_capture_on_commit_callbacks):
+    """A `prefilled` review nobody judged the first stage of: the progress chart, "over N judgments" and freshness
+    count the review stage's judgments (the first stage had no stage name, so the task looked like one stage and
+    the chart said "No judgments yet")."""
+    campaign = _ranked_review_task(django_capture_on_commit_callbacks, "wmt25-esa", judge_first=False)
+    stage = Campaign.objects.get(stage_input=campaign)
+    reviews = Judgment.objects.filter(campaign=stage).count()
+    assert reviews == 48 and campaign.stage_name == "annotate"
+    compute_results(stage)
+    header = CampaignResults.objects.get(campaign=campaign)
+    assert header.progress["judgments"][-1] == header.judgments == reviews
+    assert header.progress["hits_done"][-1] == 1 and freshness(campaign).new == 0
+    owner = get_user_model().objects.create_user("owner", password="x", is_staff=True)
+    Campaign.objects.filter(pk__in=[campaign.pk, stage.pk]).update(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/results/{campaign.slug}/").content.decode()
+    chart = page.split('id="progress"')[1].split("</section>")[0]
+    assert "No judgments yet" not in chart and "in every stage of the task" in chart
+    assert f"over <strong>{reviews}</strong> judgment" in page

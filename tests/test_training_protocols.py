@@ -111,6 +111,32 @@ def test_loud_da_tutorial_takes_a_retry_with_the_expected_range_shown(django_cap
     assert not WorkerGate.objects.exists()
 
 
+def practice_marks(client, token: str) -> list[tuple[str, bool]]:
+    """(item type, whether the screen was told `practice`) for every item of the HIT, answered in order."""
+    marks = []
+    while not (state := client.get(f"/api/hit/{token}/").json()).get("done"):
+        item = HitItem.objects.get(pk=state["item"]["id"])
+        marks.append((item.item_type, state["item"].get("practice", False)))
+        score = 20 if item.item_type == "tutorial" else 50  # inside the tutorial's expected range
+        assert post_answer(client, token, {"item": item.pk, "score": score}).status_code == 201
+    return marks
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", ["loud", "silent"])
+def test_a_tutorial_item_says_practice_and_nothing_else_does(mode):
+    """The screen is told `practice` on a loud tutorial's items, which open the HIT, and on nothing else: never on
+    a silent attention check (which would then stand out from the real items), a control or a real item."""
+    campaign, client = da_campaign(lines=da_lines(tutorials=2), tutorial_mode=mode), Client()
+    marks = practice_marks(client, start(client, campaign, f"reader-{mode}"))
+    kinds = {kind for kind, _ in marks}
+    assert "tutorial" in kinds and len(kinds) > 2  # controls (bad references, repeats, references) too
+    told = [kind for kind, practice in marks if practice]
+    assert told == (["tutorial", "tutorial"] if mode == "loud" else [])
+    if mode == "loud":
+        assert [practice for _, practice in marks[:2]] == [True, True]  # they open the HIT
+
+
 @pytest.mark.django_db
 def test_silent_da_checks_sit_between_sets_and_gate_a_careless_worker(django_capture_on_commit_callbacks):
     campaign, client = da_campaign(lines=da_lines(tutorials=2), tutorial_mode="silent"), Client()

@@ -1,5 +1,7 @@
 """What the campaign page shows beside its settings: links, the statistical conventions in force, capacity, size
-warnings and the preview's text blocks (annotation/admin/campaigns.py)."""
+warnings and the preview's summary and text blocks (annotation/admin/campaigns.py)."""
+
+from collections import Counter
 
 from django.db.models import Count, Exists, OuterRef
 from django.urls import NoReverseMatch, reverse
@@ -27,6 +29,38 @@ SHOWN = (("reference", "", True), ("source", "", True), ("article", "", True), (
          ("answer", "Given answer", False), ("others", "Other questions", True))
 #: The payload key of a text's highlighted phrase ([start, end) in code points, as hit.js's fillText marks it).
 SPAN_OF = {"source": "source_span"}
+
+#: The preview's summary line in a researcher's words, by item type: (one, many). These are the researcher's words
+#: only: an annotator's page never names an item's type (docs/api.md §8.2).
+ITEM_PURPOSES = {
+    "system": ("translation to judge", "translations to judge"),
+    "bad_ref": ("bad-reference check", "bad-reference checks"),
+    "repeat": ("repeat check", "repeat checks"),
+    "reference": ("human reference (control)", "human references (control)"),
+    "spam": ("spam check", "spam checks"),
+    "gold": ("gold check", "gold checks"),
+    "tutorial": ("practice item", "practice items"),
+}
+#: Payload keys of translations shown side by side: an item with two or more of them is one comparison.
+COMPARED = frozenset({"A", "B", "candidates"})
+
+
+def item_summary(rows: list[dict]) -> list[tuple[str, str]]:
+    """The preview's summary of one HIT, as (item type, words) per kind of item, the most frequent first: "70
+    translations to judge", "10 bad-reference checks". An item of several translations side by side (pairwise,
+    ranking) is a comparison to judge; an item that shows no system output is called what its screen shows (the
+    preview's Type column: reference translation's "4 screens of sentences to translate")."""
+    counts: Counter = Counter()
+    for row in rows:
+        item = row["item"]
+        one, many = ITEM_PURPOSES.get(item.item_type, (item.item_type, item.item_type))
+        if item.item_type == "system" and row["type"] != item.get_item_type_display():
+            one, many = f"screen of {row['type'].lower()}", f"screens of {row['type'].lower()}"
+        elif item.item_type == "system" and sum(block["key"] in COMPARED for block in row["blocks"]) > 1:
+            one, many = "comparison to judge", "comparisons to judge"
+        counts[(item.item_type, one, many)] += 1
+    return [(kind, f"{n} {one if n == 1 else many}") for (kind, one, many), n in counts.most_common()]
+
 
 def _url(name: str, fallback: str, **kwargs) -> str:
     """A route of another app by name, or its documented path if that app is not installed here."""

@@ -1,6 +1,5 @@
 """The campaign and study admins: one page per campaign with its status, links, progress and actions, the import
 form on the list, and sharing (annotation/admin/__init__.py)."""
-from collections import Counter
 
 from django import forms
 from django.contrib import admin, messages
@@ -34,6 +33,7 @@ from .campaign_page import (
     campaign_links,
     capacity_of,
     conventions_shown,
+    item_summary,
     preview_systems,
     size_warnings_of,
     text_blocks,
@@ -261,7 +261,7 @@ class CampaignAdmin(CampaignListColumns, OwnedAdmin):
         capacity = capacity_of(campaign) if hit else None
         return render(request, "admin/annotation/campaign/preview.html", {
             **self.admin_site.each_context(request), "campaign": campaign, "hit": hit, "rows": rows,
-            "counts": Counter(item.item_type for item in items).most_common(), "hits": campaign.hits.count(),
+            "counts": item_summary(rows), "hits": campaign.hits.count(),
             "qc_warning": capacity.warning() if capacity else None, "links": campaign_links(request, campaign),
             "conventions": conventions_shown(campaign), "size_warnings": size_warnings_of(campaign),
             "opts": self.model._meta, "title": f"Preview: {campaign.name}",

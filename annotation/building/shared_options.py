@@ -1,6 +1,7 @@
 """Import options that several protocols take with the same name and meaning (the reliability statistics, the live
-reliability gate, screens per HIT). They live here, owned by no protocol, so that no protocol package imports
-another's options; `options.union` checks that every protocol declares a shared option the same way."""
+reliability gate, screens per HIT, the Bradley–Terry leaderboard). They live here, owned by no protocol, so that no
+protocol package imports another's options; `options.union` checks that every protocol declares a shared option the
+same way."""
 from __future__ import annotations
 
 from annotation.protocols.options import Option
@@ -50,3 +51,16 @@ GATE_OPTIONS = (
 
 #: Screens per HIT (ranking, post-editing, reference translation): the campaign's HIT size.
 SCREENS_PER_HIT = Option("screens_per_hit", "int", 10, "Screens per HIT.", minimum=1, maximum=100, key="hit_size")
+
+#: The most bootstrap resamples a result part runs (evaluation's `MAX_BOOTSTRAP_RUNS`, which a test holds equal).
+MAX_BOOTSTRAP_RUNS = 1000
+#: The Bradley–Terry leaderboard of the pairwise and ranking families (docs/methods.md#bradley-terry-leaderboards):
+#: statistics options, so an imported arena file takes them too; unset, the settings decide.
+BRADLEY_TERRY_OPTIONS = (
+    Option("bradley_terry_ties", "choice", None, "How the Bradley–Terry leaderboard models ties: davidson "
+           "(Davidson 1970) or rao-kupper (Rao & Kupper 1967).", label="Bradley–Terry tie model",
+           choices="bradley_terry_ties", target="options", default_text="davidson, the setting BRADLEY_TERRY_TIES"),
+    Option("bradley_terry_runs", "int", None, "Bootstrap resamples of the Bradley–Terry leaderboard's intervals and "
+           "rank ranges (0: none, the fit on all battles alone).", label="Bradley–Terry bootstrap runs", minimum=0,
+           maximum=MAX_BOOTSTRAP_RUNS, target="options", default_text="1,000, the setting BRADLEY_TERRY_RUNS"),
+)

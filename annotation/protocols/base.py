@@ -216,7 +216,8 @@ EXCLUDE_OWN_WORK = Option(
 #: imported (analysis-only) campaign takes, by the names its protocol declares them under.
 ANALYSIS_OPTIONS = frozenset({"statistics_preset", "qc_test", "qc_threshold", "threshold_rule", "reliability_scope",
                               "cluster_rule", "significance_test", "min_items", "mqm_weights",
-                              "reference_as_system", "include_reference", "max_spam_miss_rate"})
+                              "reference_as_system", "include_reference", "max_spam_miss_rate",
+                              "bradley_terry_ties", "bradley_terry_runs"})
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,7 @@ def _item_state(assignment: Assignment, item: HitItem) -> dict:
                                               assignment.campaign.options))
     # every protocol alike (building/media_payload.py)
     payload.update(media_fields(assignment.token, item, shows_document(protocol, item)))
+    payload.update(tutorials.screen_fields(item, assignment.campaign.options))  # "Practice" on a tutorial item
     state = {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
     page = protocol.page(item)
     if len(page) > 1:  # a screen of several items, answered in one batch (Protocol.page)

@@ -21,10 +21,15 @@ from ..building.bulk import insert
 from ..building.campaign_files import unique_slug
 from ..building.stage_specs import StagePlan, StageSpec
 from ..models import Assignment, Campaign, Hit, HitItem, Judgment
+from .progress import campaign_counts
 
-__all__ = ["StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
+__all__ = ["FIRST_STAGE", "StagePlan", "StageSpec", "StagesRefused", "add_stages", "build_stage",
            "build_stages", "create_stages", "first_stage", "input_complete",
            "next_stages_of", "stage_progress", "task_campaign_ids", "task_judgments", "task_stages"]
+
+
+#: The name of a task's first stage whose protocol names none (error spans, whose review stage is optional).
+FIRST_STAGE = "annotate"
 
 
 def create_stages(campaign: Campaign) -> list[Campaign]:
@@ -35,8 +40,8 @@ def create_stages(campaign: Campaign) -> list[Campaign]:
     at once."""
     created: dict[str, Campaign] = {}
     specs = campaign.protocol_spec.next_stages(campaign.options or {})
-    if specs and not campaign.stage_name:
-        campaign.stage_name = campaign.protocol_spec.stage_name
+    if specs and not campaign.stage_name:  # a task's first stage is named, so that `task_campaign_ids` finds the rest
+        campaign.stage_name = campaign.protocol_spec.stage_name or FIRST_STAGE
         campaign.save(update_fields=["stage_name"])
     for spec in specs:
         name = f"{campaign.name} — {spec.name}"[:200]
@@ -174,15 +179,18 @@ def build_stage(stage: Campaign) -> int:
 def stage_progress(campaign: Campaign) -> list[dict]:
     """Every stage of the task `campaign` belongs to, in order, with its status, HITs (all, and done by as many
     workers as asked, and the percentage done: HITs done × redundancy of HITs × redundancy, as the campaign's
-    progress counts them), finished assignments (and those needed) and what it waits for (for the admin's pipeline,
+    progress counts them), places done of all (HITs × redundancy; a HIT's finished assignments up to the
+    redundancy), finished assignments (and those needed) and what it waits for (for the admin's pipeline,
     the results pages and the API)."""
     stages = task_stages(campaign)
     if len(stages) == 1:
         return []
     by_pk = {stage.pk: stage for stage in stages}
+    counts = campaign_counts(stages)  # three grouped queries for every stage
     rows = []
     for stage in stages:
-        hits, done, hits_done = _progress(stage)
+        count = counts[stage.pk]
+        hits, done, hits_done = count["hits_total"], count["assignments_done"], count["hits_done"]
         complete = hits > 0 and hits_done == hits
         source = by_pk.get(stage.stage_input_id)
         if complete:
@@ -197,5 +205,7 @@ def stage_progress(campaign: Campaign) -> list[dict]:
                      "hits_done": hits_done, "percent": round(100 * hits_done / hits) if hits else 0,
                      "protocol": stage.protocol, "redundancy": stage.redundancy, "hits": hits,
                      "assignments_done": done, "assignments_needed": hits * stage.redundancy,
+                     # places (HITs × redundancy), as the campaign page and the campaign list count them
+                     "places_done": count["places_done"], "places_total": count["places_total"],
                      "complete": complete, "waiting_for": waiting, "input": source.slug if source else None})
     return rows

@@ -29,6 +29,15 @@ class Pending:
     mode: str
 
 
+def screen_fields(item: HitItem, options: dict | None) -> dict:
+    """What the screen is told of the item beyond its payload: `practice` on a tutorial item that opens the HIT as
+    practice (loud tutorials, and tutorial lines without an expected answer). A silent check (`tutorial_mode`
+    silent) is an attention check placed among the units: it is never named, nor is any other item's type."""
+    if item.item_type == "tutorial" and training.mode(options) != training.SILENT:
+        return {"practice": True}
+    return {}
+
+
 def _answer(fields: dict) -> dict:
     """The answer as checked: spans and score (Direct Assessment: the score; contrastive ESA: the spans, each
     naming its candidate, and `scores` by candidate)."""

@@ -93,6 +93,7 @@
     if (window.HitMedia) { window.HitMedia.show(state.item); }  // media.js: before the screen, which may enable Submit
     screen.show(state.item, state.page);
     if (window.HitInstructions) { window.HitInstructions.show(state.item); }
+    if (window.HitPractice) { window.HitPractice.show(state.item); }  // practice.js: a tutorial item's note
     if (first && state.position === 1 && instructionsEl) {
       openInstructions(true);  // instructions come before the first item
       return;

@@ -171,7 +171,7 @@ def test_a_researcher_imports_previews_publishes_and_pauses_a_campaign(live_serv
     summary = page.locator(".preview-summary").inner_text()
     assert "100 items" in summary
     assert sorted(s.inner_text() for s in page.locator(".preview-summary span").all()) == \
-        ["10 bad_ref", "10 reference", "10 repeat", "70 system"]
+        ["10 bad-reference checks", "10 human references (control)", "10 repeat checks", "70 translations to judge"]
     rows = page.locator("#preview-items tbody tr")
     expect(rows).to_have_count(100)
     expect(page.locator("#preview-items thead")).to_contain_text("What the annotator sees")

@@ -46,6 +46,8 @@ def test_the_pipeline_of_a_reading_comprehension_task(live_server, browser):
         expect(pipeline.nth(0).locator(".stage-waiting")).to_have_text("complete")
         expect(pipeline.nth(1).locator(".stage-hits")).to_contain_text(f"0 / {vote.hits.count()} HITs done")
         expect(pipeline.nth(2).locator(".stage-waiting")).to_have_text("waiting for output of vote")
+        places = first.hits.count() * first.redundancy  # the write stage done: every place of it (docs/api.md)
+        expect(pipeline.nth(0).locator(".stage-places")).to_contain_text(f"{places} / {places} places done")
         expect(page.locator("#campaign-stages li.stage.current")).to_have_attribute("data-stage", "vote")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.locator("#campaign-overview").screenshot(path=str(SCREENSHOT))

@@ -167,6 +167,8 @@ def da_loud_retry(browser, live_server, da, worker: str, shot: str, total: int) 
         token, state = start_hit(page, live_server, da.slug, worker)
         assert state["item"]["candidate"] == "The museum closes on Sunday." and "expected" not in state["item"]
         page.click("#begin") if page.locator("#begin").is_visible() else None
+        expect(page.locator("#practice-note")).to_be_visible()  # a tutorial item says it is practice
+        expect(page.locator("#practice-note")).to_contain_text("Practice")
         click_slider(page, 0.9)  # a high score for a wrong translation
         status, _, wrong = post_of(page, lambda: page.click("#submit"))
         assert status == 200 and wrong["feedback"]["score_wrong"]
@@ -185,6 +187,7 @@ def da_loud_retry(browser, live_server, da, worker: str, shot: str, total: int) 
         expect(page.locator("#status")).to_have_text("Right: that is the expected answer.")
         assert page.locator("#why-message").is_hidden()
         expect(page.locator("#progress-text")).to_have_text(f"2 / {total}")
+        expect(page.locator("#practice-note")).to_be_hidden()  # the next item is not a tutorial one
         page.mouse.move(0, 0)
         page.screenshot(path=str(_shots() / f"{shot}-next.png"), full_page=True)
         assert page.js_errors == [] and page.csp == []

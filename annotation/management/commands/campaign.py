@@ -25,7 +25,11 @@ from annotation.services.parquet_export import as_parquet
 from annotation.services.progress import campaign_counts
 
 STATUS = {"publish": Campaign.Status.ACTIVE, "pause": Campaign.Status.PAUSED, "close": Campaign.Status.CLOSED}
-LIST_COLUMNS = ["slug", "protocol", "status", "hits_total", "hits_done", "judgments", "name"]
+#: The list's columns; places are HITs × redundancy, done when a worker finishes a HIT (at most the redundancy per
+#: HIT), as the admin's campaign list and campaign page count them (services/progress.py).
+LIST_COLUMNS = ["slug", "protocol", "status", "hits_total", "hits_done", "places_done", "places_total", "judgments",
+                "name"]
+COUNTED = ("hits_total", "hits_done", "places_done", "places_total", "judgments")
 
 
 def set_status(campaign: Campaign, status: str) -> None:
@@ -66,7 +70,8 @@ class Command(BaseCommand):
         for action, status in STATUS.items():
             sub = commands.add_parser(action, help=f"set the campaign's status to {status.label.lower()}")
             sub.add_argument("slug")
-        listing = commands.add_parser("list", help="every campaign: slug, protocol, status, HITs, judgments, name")
+        listing = commands.add_parser("list", help="every campaign: slug, protocol, status, HITs, places, judgments, "
+                                                   "name")
         listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
         export = commands.add_parser("export", help="the campaign's judgments, as the API's judgments/ export")
         export.add_argument("slug")
@@ -88,8 +93,7 @@ class Command(BaseCommand):
         campaigns = list(Campaign.objects.order_by("pk"))
         counts = campaign_counts(campaigns)
         rows = [{"slug": c.slug, "name": c.name, "protocol": c.protocol, "status": c.status,
-                 "analysis_only": c.analysis_only, **{k: counts[c.pk][k] for k in ("hits_total", "hits_done",
-                                                                                   "judgments")}}
+                 "analysis_only": c.analysis_only, **{k: counts[c.pk][k] for k in COUNTED}}
                 for c in campaigns]
         if as_json_array:
             self.stdout.write(json.dumps(rows, ensure_ascii=False))

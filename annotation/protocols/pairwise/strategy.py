@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from annotation.building.shared_options import BRADLEY_TERRY_OPTIONS
 from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from annotation.protocols.options import Option
 from annotation.protocols.pairwise.planner import UNITS, crosses_over, exposure, plan_pairwise_hits
@@ -30,6 +31,7 @@ PAIRWISE_OPTIONS = (
            key=("spam_rates", "sentence")),
     Option("max_spam_miss_rate", "float", DEFAULT_MAX_SPAM_MISS_RATE, "Judges who miss a larger share of their "
            "spam items are excluded from the results.", minimum=0.0, maximum=1.0, target="options"),
+    *BRADLEY_TERRY_OPTIONS,
 )
 
 

@@ -8,8 +8,8 @@ import random
 from annotation.building.candidates import answers_every_key
 from annotation.building.instructions import candidate_systems, candidate_targets
 from annotation.building.screen_context import SEGMENT_OUTPUTS, segment_outputs
+from annotation.building.shared_options import BRADLEY_TERRY_OPTIONS, QC_THRESHOLD, SCREENS_PER_HIT
 from annotation.building.shared_options import GATE_OPTIONS as _GATE
-from annotation.building.shared_options import QC_THRESHOLD, SCREENS_PER_HIT
 from annotation.protocols.base import JudgmentError, Protocol, Screen, language_name, require_item_id, require_only
 from annotation.protocols.options import Option
 from annotation.protocols.ranking.planner import GOLD_MODES, plan_ranking_hits
@@ -41,6 +41,7 @@ RANKING_OPTIONS = (
     Option("include_reference", "bool", None, "Count the human reference (_ref) among the ranked systems in the "
            "results (docs/methods.md §8).", target="options", default_text="yes"),
     *GATE_OPTIONS,
+    *BRADLEY_TERRY_OPTIONS,
 )
 
 
@@ -208,6 +209,7 @@ class ConstituentAcceptance(ConstituentRanking):
     """For each highlighted phrase: is it an acceptable translation of the highlighted source phrase?"""
 
     family = "acceptance"
+    own_options = tuple(o for o in CONSTITUENT_OPTIONS if o not in BRADLEY_TERRY_OPTIONS)  # no battles to fit
     screen = Screen("ranking/acceptance.html", ("annotation/choice_rows.js", "ranking/acceptance.js"))
 
     def parse_judgment(self, body) -> dict:

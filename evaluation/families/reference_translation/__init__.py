@@ -50,8 +50,9 @@ class ReferenceTranslationFamily(StagedFamily):
 
     def missing(self, campaign, header):
         """Translators are not tested for reliability: they are excluded when the detect stage marks too many of
-        their translations machine-made. So: no translation yet, nothing judged by the detect stage yet, or every
-        translator excluded (no accepted reference) — said as what happened, not as a failed worker test."""
+        their translations machine-made. So: no translation yet, nothing judged by the detect stage yet, every
+        translator excluded (no accepted reference), or no accepted translator with another accepted one to be
+        scored against (one of two excluded) — said as what happened, not as a failed worker test."""
         summary = header.summary or {}
         translators, excluded = summary.get("translators", 0), summary.get("excluded", 0)
         if not translators:
@@ -65,6 +66,14 @@ class ReferenceTranslationFamily(StagedFamily):
                      "translation: the detect-MT judges flagged (by a majority of their votes) at least "
                      f"{share} of each one's judged translations as machine-made, so no translation is accepted "
                      "as a reference yet"}]
+        kept = translators - excluded
+        if not summary.get("accepted_scored", kept if kept > 1 else 0):
+            alone = (f"only one of the {translators} translators is accepted (the other{'s' if excluded > 1 else ''} "
+                     "excluded as machine translation by the detect-MT judges)" if kept == 1 else
+                     "no sentence has translations by two accepted translators yet")
+            return [{"what": "references", "text": f"{alone}: leave-one-out BLEU scores each accepted translator "
+                     "against the other accepted translators' translations of the same sentences, so no accepted "
+                     "translator can be scored yet"}]
         return []
 
     def admin_summary(self, summary):

@@ -136,7 +136,9 @@ def compute_reference_translation(campaign: Campaign) -> CampaignResults | None:
                "accepted": len(accepted_rows), "junk_translators": int(np.sum((repeated + source_copies) > 0)),
                "flag_threshold": threshold,
                "mt_marked_share": (sum(mt_marked.values()) / sum(mt_cast.values())) if mt_cast else None,
-               "detect_campaign": detect.slug if detect else None, "workers": n, "reliable_workers": len(accepted)}
+               "detect_campaign": detect.slug if detect else None, "workers": n, "reliable_workers": len(accepted),
+               # accepted translators with a leave-one-out BLEU: another accepted translator shares a sentence
+               "accepted_scored": sum(1 for i in accepted if loo[i].sentences)}
     return replace_results(campaign, {WorkerResult: workers}, {
         # every stage's judgments up to last_id, as freshness counts the new ones after it (results_read.freshness)
         "seconds": time.perf_counter() - started, "judgments": task_judgments(campaign).filter(id__lte=last_id).count(),
