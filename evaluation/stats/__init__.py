@@ -76,8 +76,8 @@ agreement (§6; Graham et al. 2013 §6)
     ``bin_percentile(z, k, reference=None) -> int array``.
 calibration (§5; Graham et al. 2014 §4)
     ``calibrate(curr_old, curr_new, best_old, best_new) -> Calibration``.
-pairwise (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2011 §3) -- ``choice`` codes
-``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
+pairwise and pairwise_agreement (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2011 §3) --
+``choice`` codes ``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
     ``preference_counts(condition, rater, choice, n_conditions, n_raters,
     exclude=None) -> PreferenceCounts(a, b, t, n, n_excluded, rater_a,
     rater_b, rater_t, rater_n)``.
@@ -118,20 +118,22 @@ from .pairwise import (
     CHOICE_A,
     CHOICE_B,
     CHOICE_TIE,
-    FleissKappa,
-    MajorityVote,
-    PairwiseAgreement,
     PreferenceCounts,
     SignTest,
     SpamMisses,
     excluded_raters,
+    preference_counts,
+    sign_test,
+    spam_misses,
+)
+from .pairwise_agreement import (
+    FleissKappa,
+    MajorityVote,
+    PairwiseAgreement,
     fleiss_kappa,
     landis_koch,
     majority_vote,
     pairwise_agreement,
-    preference_counts,
-    sign_test,
-    spam_misses,
 )
 from .reliability import (
     DEFAULT_MIN_PAIRS,
