@@ -28,7 +28,7 @@ Conventions
 
 API
 ---
-reliability (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
+reliability and reliability_unpaired (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
     ``reliability(worker, bad, original, n_workers, test="paired-t"|"wilcoxon",
     min_pairs=2, threshold=0.05, method="r"|"scipy") -> ReliabilityResult(p,
     statistic, n_pairs, mean_diff, reliable, ...)`` -- one-sided paired test
@@ -139,13 +139,11 @@ from .reliability import (
     DEFAULT_MIN_PAIRS,
     AssumptionAResult,
     ReliabilityResult,
-    WelchReliabilityResult,
     assumption_a,
     assumption_a_share,
     reliability,
-    reliability_appraise,
-    reliability_welch,
 )
+from .reliability_unpaired import WelchReliabilityResult, reliability_appraise, reliability_welch
 from .rounding import round_significant
 from .systems import (
     CLUSTER_RULES,
