@@ -19,7 +19,7 @@ from django.db.models import Q
 from .media_models import MediaItem  # noqa: F401  (a model of this app, defined there)
 from .ownership import OwnedQuerySet
 from .protocols import protocol_choices
-from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
+from .protocols.common_options import COMPLETION_PLACEHOLDERS, completion_url_problem
 from .record_models import ImportJob, StageExposure, TutorialTry  # noqa: F401  (models of this app, defined there)
 from .studies import Study, StudyNameError  # noqa: F401  (a model of this app, defined there)
 

@@ -31,13 +31,13 @@ from annotation.building.hit_layout import CampaignContent, HitPlanError, ItemPl
 from annotation.building.screen_context import DOCUMENT_SEGMENTS, document_segments
 from annotation.building.stage_specs import StageSpec
 from annotation.protocols.base import (
-    EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
     Screen,
     require_item_id,
     require_only,
 )
+from annotation.protocols.common_options import EXCLUDE_OWN_WORK
 from annotation.protocols.options import Option
 
 from .comprehension import answer_flags
