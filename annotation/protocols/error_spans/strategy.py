@@ -48,7 +48,7 @@ def _candidate_text(item) -> str:
 
 #: The error-span editor the screens share (static/error_spans/spans_*.js in this package), in load order.
 SPAN_EDITOR_SCRIPTS = tuple(f"error_spans/spans_{part}.js"
-                            for part in ("editor", "text", "render", "selection", "menus", "slider"))
+                            for part in ("editor", "text", "render", "selection", "menus", "slider", "document"))
 
 
 class ErrorSpans(Protocol):
