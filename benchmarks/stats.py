@@ -274,7 +274,11 @@ def per_judgment_statistics(rows: list[tuple], threshold: float = 0.05) -> dict:
         for b in names:
             if a != b:
                 za, zb = [m[1] for m in per_system[a]], [m[1] for m in per_system[b]]
-                significance[(a, b)] = float(mannwhitneyu(za, zb, alternative="greater").pvalue)
+                # R's rule, as the statistics core (docs/methods.md §5.3): exact below 50 values each without
+                # ties, else the normal approximation with continuity correction (a small --sample reaches it)
+                exact = len(za) < 50 and len(zb) < 50 and len(set(za) | set(zb)) == len(za) + len(zb)
+                significance[(a, b)] = float(mannwhitneyu(za, zb, alternative="greater",
+                                                          method="exact" if exact else "asymptotic").pvalue)
     return {"p_value": p_value, "reliable": reliable, "systems": systems, "significance": significance}
 
 
@@ -525,8 +529,10 @@ def compare_with_per_judgment(g: Generated, data, campaign, sample: int, seed: i
     # in one tie in the other, and the rank-sum tests see the same ties.
     taken = np.flatnonzero(np.isin(data.assignment, assignment_ids))
     taken = taken[np.argsort(data.judgment_id[taken], kind="stable")]
-    subset = dataclasses.replace(data, **{f.name: getattr(data, f.name)[taken]
-                                          for f in dataclasses.fields(data) if f.name != "system_names"})
+    # Every per-judgment array cut to those rows; the system names, and an optional array the campaign leaves
+    # None (it has no such data), stay as they are.
+    subset = dataclasses.replace(data, **{f.name: value[taken] for f in dataclasses.fields(data)
+                                          if f.name != "system_names" and (value := getattr(data, f.name)) is not None})
     assert len(subset) == len(rows)
     t = time.perf_counter()
     naive = per_judgment_statistics(rows, threshold=campaign.qc_threshold)
