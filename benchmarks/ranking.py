@@ -61,7 +61,7 @@ from urllib.parse import urlsplit
 import benchlib
 import numpy as np
 from benchlib import bench_database_url, recreate_database
-from stats import CpuMonitor, calibrate, machine_busy, run_measured, wait_until_quiet
+from measure import CpuMonitor, calibrate, log, machine_busy, peak_mb, run_measured, wait_until_quiet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -71,14 +71,6 @@ TARGETS = {"core_s": 2.0, "pass_s": 60.0, "peak_mb": 1536.0}
 WMT10_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,"
                 + ",".join(f"system{k}Number,system{k}Id" for k in range(1, PER_SCREEN + 1)) + ","
                 + ",".join(f"system{k}rank" for k in range(1, PER_SCREEN + 1)))
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", flush=True)
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 # ---------------------------------------------------------------------------------------------
