@@ -1,6 +1,6 @@
 """What a campaign is made of and what annotators leave behind.
 
-Campaign -> Document -> Segment -> SystemOutput (one per System);
+Campaign -> Document -> Segment -> SystemOutput (one per System; these content models are in content_models.py);
 Campaign -> Hit -> HitItem (what is shown at each position);
 Annotator -> Assignment (one worker doing one HIT) -> Judgment (one per item).
 The database enforces what must never happen: one judgment per assignment and item,
@@ -16,10 +16,11 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from .content_models import Document, Segment, System, SystemOutput  # noqa: F401  (models of this app, defined there)
 from .media_models import MediaItem  # noqa: F401  (a model of this app, defined there)
 from .ownership import OwnedQuerySet
 from .protocols import protocol_choices
-from .protocols.base import COMPLETION_PLACEHOLDERS, completion_url_problem
+from .protocols.common_options import COMPLETION_PLACEHOLDERS, completion_url_problem
 from .record_models import ImportJob, StageExposure, TutorialTry  # noqa: F401  (models of this app, defined there)
 from .studies import Study, StudyNameError  # noqa: F401  (a model of this app, defined there)
 
@@ -162,73 +163,6 @@ class Campaign(models.Model):
             return ""
         return template.format(**{name: value if name == "turk_submit_to" else quote(value, safe="")
                                   for name, value in values.items()})
-
-
-class Document(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
-    doc_id = models.CharField(max_length=200)
-    position = models.PositiveIntegerField()
-    domain = models.CharField(max_length=100, blank=True, help_text="The document's domain (news, speech, …), "
-                              "from the campaign file's optional `domain`; statistics per domain use it.")
-    instructions = models.TextField(blank=True, help_text="What the systems were told for the whole document "
-                                    "(the campaign file's `document_instructions`, docs/api.md §2).")
-    media = models.JSONField(default=dict, null=True, blank=True, help_text="The media its screens show, read with "
-                             "the item (annotation/building/media_payload.py): {} or {document, segments, seg_ids}.")
-
-    class Meta:
-        ordering = ["campaign", "position"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "doc_id"], name="document_unique_id")]
-
-    def __str__(self):
-        return self.doc_id
-
-
-class Segment(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="segments")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="segments")
-    seg_id = models.IntegerField()
-    source = models.TextField()
-    reference = models.TextField(blank=True)
-    instructions = models.TextField(blank=True, help_text="What the systems were told for this item (register, "
-                                    "format, terminology, length): the line's `instructions`, else its document's; "
-                                    "shown to judges beside the source.")
-    media = models.JSONField(default=list, null=True, blank=True, help_text="Its line's `media`: [{id, kind, src, "
-                             "alt, caption}] (docs/api.md §2.1).")
-
-    class Meta:
-        ordering = ["document__position", "seg_id"]
-        constraints = [models.UniqueConstraint(fields=["document", "seg_id"], name="segment_unique_id")]
-
-    def __str__(self):
-        return f"{self.document_id}:{self.seg_id}"
-
-
-class System(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
-    name = models.CharField(max_length=200)
-
-    class Meta:
-        ordering = ["campaign", "name"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name")]
-
-    def __str__(self):
-        return self.name
-
-
-class SystemOutput(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="outputs")
-    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="outputs")
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
-    text = models.TextField()
-    spans = models.JSONField(null=True, blank=True, help_text="Error spans marked in advance (e.g. by a quality-"
-                             "estimation model), from the campaign file's `error_spans`; the error-span screens show "
-                             "them pre-marked.")
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["segment", "system"], name="output_unique_per_system")]
-
-    def __str__(self):
-        return f"{self.system_id}@{self.segment_id}"
 
 
 class Hit(models.Model):

@@ -1,5 +1,5 @@
 """The annotator benchmark beside statistics (benchmarks/annotate.py --mode beside-stats): a campaign of
-1,000,000 DA judgments in the bench database (benchmarks/stats.py's generator, imported with
+1,000,000 DA judgments in the bench database (benchmarks/stats_campaign.py's generator, imported with
 `manage.py import_judgments`; not timed), a real Celery worker (`celery -A config worker`) on the same machine,
 database and Redis database as gunicorn, and a loop that queues the big campaign's recompute again as soon as
 the previous one has finished, while the pace client judges the live (gated) campaign."""
@@ -62,14 +62,14 @@ def copy_database(server_url: str, source: str, target: str) -> None:
 
 
 def import_stats_campaign(env: dict, judgments: int, seed: int) -> dict:
-    """Generate `judgments` DA judgments (stats.py's WMT-like campaign) and import them; not timed."""
-    import stats  # benchmarks/stats.py: numpy only at import
+    """Generate `judgments` DA judgments (stats_campaign.py's WMT-like campaign) and import them; not timed."""
+    import stats_campaign  # numpy only at import
 
     t = time.monotonic()
-    g = stats.generate(judgments, seed)
+    g = stats_campaign.generate(judgments, seed)
     with tempfile.TemporaryDirectory(prefix="annotate-bench-") as tmp:
         path = Path(tmp) / "wmt-da.txt"
-        stats.write_wmt_da(path, g)
+        stats_campaign.write_wmt_da(path, g)
         result = subprocess.run([sys.executable, "manage.py", "import_judgments", str(path), "--format", "wmt-da",
                                  "--name", "beside-stats campaign"], cwd=ROOT, capture_output=True, text=True,
                                 env={**env, "RESULTS_AUTO_RECOMPUTE": "0"})

@@ -55,6 +55,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from measure import calibrate, log, peak_mb, run_measured, vacuum_analyze, wait_until_quiet
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
 TARGETS = {"compute_s": 10.0, "import_s": 120.0, "peak_mb": 1536.0}
@@ -73,14 +75,6 @@ WORDS = ("the of and to in is that for it as was with be by on not he this are o
          "you were her she there been one all we their has would when if so no will more what up can out about who "
          "into them some could time these two may then do first any like now my other over new only also see years "
          "after very most made way where just many such through long before must much should well people").split()
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", flush=True)
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def own_peak_mb() -> float:
@@ -647,7 +641,6 @@ def flush_redis(url: str) -> None:
 def child(args, mode: str, extra: list[str], env: dict, step: str, report: dict) -> dict:
     """Run this script as a child (`--child mode`) after waiting for quiet; returns its JSON with the CPU of
     PostgreSQL and of other processes meanwhile."""
-    from stats import calibrate, run_measured, wait_until_quiet
 
     report["busy_before"][step] = wait_until_quiet(args.quiet_limit, args.wait_quiet)
     report["calibration"][step] = calibrate()
@@ -674,7 +667,6 @@ def main(argv=None) -> int:
         return 0
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from benchlib import bench_database_url, recreate_database
-    from stats import run_measured, vacuum_analyze
 
     shown = argv if argv is not None else sys.argv[1:]
     report: dict = {"command": " ".join([".venv/bin/python", "benchmarks/error_spans.py", *map(shlex.quote, shown)]),

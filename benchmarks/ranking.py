@@ -22,10 +22,11 @@ is of one of rankings/10 segments. 200,000 rankings expand to 2,000,000 pairwise
    stores them) into a separate database on DATABASE_URL's server (`mteval_ranking_bench`, `--db-name`,
    dropped and recreated; the database of DATABASE_URL is not touched). The whole results task
    (`evaluation.analyses.compute_results`, `--runs` bootstrap runs of the count scores included) runs in this
-   process, with `start_trueskill_bootstrap` replaced from the outside by a recorder (nothing edited), so that
-   the stored results exist before any worker starts. Then, for each of `--workers` (1, then 2; repeat them,
-   e.g. 1,2,1,2, for a second measurement): a real worker (`celery -A config worker -c N`) on the
-   benchmark's own Redis database (`--redis-db 14`, emptied before and after), and
+   process, as the product runs it: the bootstrap subtasks it queues wait on the benchmark's broker (no worker
+   runs yet), are counted there and dropped, so that the stored results exist before any worker starts. Then,
+   for each of `--workers` (1, then 2; repeat them, e.g. 1,2,1,2, for a second measurement): a real worker
+   (`celery -A config worker -c N`) on the benchmark's own Redis database (`--redis-db 14`, emptied before and
+   after), and
    `start_trueskill_bootstrap(campaign, last_id, runs)` queues the subtasks (RANKING_BOOTSTRAP_RUNS_PER_TASK
    runs each, 10 by default); timed from queueing until the stored summary says `trueskill.status ==
    "bootstrap"` (the last share has turned all runs into rank ranges). The
@@ -60,7 +61,7 @@ from urllib.parse import urlsplit
 import benchlib
 import numpy as np
 from benchlib import bench_database_url, recreate_database
-from stats import CpuMonitor, calibrate, machine_busy, run_measured, wait_until_quiet
+from measure import CpuMonitor, calibrate, log, machine_busy, peak_mb, run_measured, wait_until_quiet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -70,14 +71,6 @@ TARGETS = {"core_s": 2.0, "pass_s": 60.0, "peak_mb": 1536.0}
 WMT10_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,"
                 + ",".join(f"system{k}Number,system{k}Id" for k in range(1, PER_SCREEN + 1)) + ","
                 + ",".join(f"system{k}rank" for k in range(1, PER_SCREEN + 1)))
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", flush=True)
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,6 +290,15 @@ def flush_redis(url: str) -> None:
         log(f"could not empty {url}: {exc}")
 
 
+def queued_tasks(url: str, task: str, queue: str = "celery") -> int:
+    """How many messages of `task` (its dotted name) wait in Celery's default queue on the Redis broker `url` (a
+    list named after the queue, one JSON message each, the task's name in its headers)."""
+    import redis
+
+    messages = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=10).lrange(queue, 0, -1)
+    return sum(json.loads(message)["headers"]["task"] == task for message in messages)
+
+
 def bench_env(bench_url: str, broker_url: str) -> dict:
     """Production-like settings on the benchmark database and Redis database; no automatic recomputes."""
     env = dict(os.environ)
@@ -495,6 +497,7 @@ def celery_steps(g: Generated, args, report: dict) -> None:
         from annotation.models import Campaign, Judgment
         from annotation.services.judgment_import import JUDGMENT_FORMATS
         from evaluation.analyses import compute_results
+        from evaluation.families.common.bootstrap_shares import run_chunks
         from evaluation.families.common.slots import load_slots
         from evaluation.families.ranking import bootstrap
         from evaluation.families.ranking.analysis import counted_outcomes
@@ -525,43 +528,38 @@ def celery_steps(g: Generated, args, report: dict) -> None:
         campaign.options = {**(campaign.options or {}), "bootstrap_runs": args.runs}
         campaign.save(update_fields=["options"])
 
-        # The whole results task in this process; the subtasks it would queue are recorded, not sent.
-        queued = []
-
-        def record(campaign_id, last_id, runs):
-            queued.append((campaign_id, last_id, runs))
-            return 0
-
+        # The whole results task in this process, as the product runs it: it queues its bootstrap subtasks on the
+        # benchmark's broker, where no worker runs yet; they are counted there and dropped before the timed steps.
         report["busy_before"]["whole task"] = wait_until_quiet(args.quiet_limit, args.wait_quiet)
-        real_start, bootstrap.start_trueskill_bootstrap = bootstrap.start_trueskill_bootstrap, record
-        try:
-            monitor = CpuMonitor(args.db_name)
-            monitor.start()
-            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            started = time.perf_counter()
-            header = compute_results(campaign)
-            wall = time.perf_counter() - started
-            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-            cpu = monitor.stop(0.0, wall)
-            if args.profile:
-                import cProfile
-                import io
-                import pstats
+        monitor = CpuMonitor(args.db_name)
+        monitor.start()
+        cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+        started = time.perf_counter()
+        header = compute_results(campaign)
+        wall = time.perf_counter() - started
+        cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = monitor.stop(0.0, wall)
+        if args.profile:
+            import cProfile
+            import io
+            import pstats
 
-                profiler = cProfile.Profile()
-                profiler.runcall(compute_results, campaign)
-                text = io.StringIO()
-                pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
-                print(text.getvalue())
-        finally:
-            bootstrap.start_trueskill_bootstrap = real_start
-        assert queued[0] == (campaign.pk, header.last_judgment_id, args.runs), queued
+            profiler = cProfile.Profile()
+            profiler.runcall(compute_results, campaign)
+            text = io.StringIO()
+            pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
+            print(text.getvalue())
+        # one results task queues its subtasks once (twice with --profile, which runs it again)
+        expected = len(run_chunks(args.runs, bootstrap.runs_per_task())) * (2 if args.profile else 1)
+        queued = queued_tasks(broker_url, bootstrap.trueskill_runs.name)
+        assert queued == expected, f"the results task queued {queued} bootstrap subtasks, expected {expected}"
+        flush_redis(broker_url)
         last_id = header.last_judgment_id
         report["whole_task"] = {"seconds": wall, "recorded_seconds": header.seconds,
                                 "process_cpu_s": cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime,
                                 "postgres_cpu_s": cpu["postgres_cpu_s"], "other_cores": cpu["other_cores"],
                                 "steal_cores": cpu["steal_cores"], "peak_mb_after": peak_mb()}
-        log(f"whole results task (compute_results, {args.runs} count-score bootstrap runs, subtasks not sent): "
+        log(f"whole results task (compute_results, {args.runs} count-score bootstrap runs, {queued} subtasks queued): "
             f"{wall:.1f} s; PostgreSQL CPU {cpu['postgres_cpu_s']:.1f} s")
 
         # What each subtask repeats before its runs: reload the slots and expand them.
@@ -703,7 +701,7 @@ def print_summary(report: dict) -> None:
             + (f" ({imp['file_mb']:.0f} MB file, peak {imp['peak_mb']:.0f} MB, importer CPU "
                f"{imp['process_cpu_s']:.1f} s, PostgreSQL {imp['postgres_cpu_s']:.1f} s)" if "file_mb" in imp else ""),
             f"  whole results task in-process (compute_results, {report['bootstrap'][0]['runs']} count-score runs; "
-            f"subtasks not sent): {whole['seconds']:.1f} s (CPU {whole['process_cpu_s']:.1f} s, PostgreSQL "
+            f"subtasks queued, not run): {whole['seconds']:.1f} s (CPU {whole['process_cpu_s']:.1f} s, PostgreSQL "
             f"{whole['postgres_cpu_s']:.1f} s)",
             f"  a subtask's reload before its runs: load_slots {reload_['load_slots_s']:.2f} s + counted_outcomes "
             f"{reload_['counted_outcomes_s']:.2f} s",

@@ -150,11 +150,12 @@ def write_wmt_da(path: Path, workers: int, hit_size: int, redundancy: int, segme
 
 def bench_env(bench_url: str) -> dict:
     """Production settings (DEBUG=0) on the benchmark database; tasks in-process, local cache (no Redis).
-    The cookies are not marked Secure: the site is reached over plain HTTP on the loopback here, where
-    production has a TLS proxy in front."""
+    The cookies are not marked Secure and plain HTTP is not redirected to HTTPS: the site is reached over plain
+    HTTP on the loopback here, where production has a TLS proxy in front (with SECURE_SSL_REDIRECT on, every
+    request measured was a 301 to https://)."""
     env = dict(os.environ)
     env.update(DATABASE_URL=bench_url, DEBUG="0", SECRET_KEY="bench", ALLOWED_HOSTS="127.0.0.1,localhost",
-               SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0", RESULTS_AUTO_RECOMPUTE="0",
+               SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0", SECURE_SSL_REDIRECT="0", RESULTS_AUTO_RECOMPUTE="0",
                CELERY_BROKER_URL="", CELERY_RESULT_BACKEND="", CACHE_URL="", CACHE_KEY_PREFIX="results-bench",
                PYTHONUNBUFFERED="1", DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING")
     return env
@@ -229,6 +230,10 @@ def prepare(args, env: dict, data_file: Path) -> dict:
     log(f"computed the results in {report['compute_s']} s")
 
     user = get_user_model().objects.create_user(USERNAME, password=PASSWORD, is_staff=True)
+    # The researcher owns the campaign (an imported campaign has no owner, and only superusers would see it:
+    # another researcher gets a 404, annotation/ownership.py).
+    campaign.owner = user
+    campaign.save(update_fields=["owner"])
     client = Client(HTTP_HOST=HOST)
     client.force_login(user)
     url = f"/results/{campaign.slug}/"

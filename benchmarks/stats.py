@@ -26,9 +26,9 @@ a local cache). The benchmark database is dropped at the end unless `--keep-db`.
    Targets: < 10 s, peak < 1.5 GB.
 3. Statistics core: the judgments are loaded into arrays once (`load_judgments`), then
    `evaluation.families.direct_assessment.analysis.analyse()` is timed (median of `--repeats`). Target: < 2 s.
-4. A straightforward per-judgment Python implementation of the same statistics (loops and
-   dicts, scipy's ttest_rel per worker and mannwhitneyu per system pair, as Appraise's
-   ComputeZScores does it) on a 100,000-judgment sample (1,000 whole HITs), read from the
+4. A straightforward per-judgment Python implementation of the same statistics (stats_campaign.py, with the
+   generator of step 1: loops and dicts, scipy's ttest_rel per worker and mannwhitneyu per system pair, as
+   Appraise's ComputeZScores does it) on a 100,000-judgment sample (1,000 whole HITs), read from the
    generated rows with the file's string ids; `analyse()` on the database arrays of the same
    HITs (and the vectorised core doing only the same work). Asserts that both give the same
    p-values per worker, the same reliable workers, the same per-system means (z and raw) and
@@ -46,236 +46,43 @@ import dataclasses
 import json
 import math
 import os
-import resource
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-import benchlib
 import numpy as np
 from benchlib import bench_database_url, recreate_database
+from measure import (
+    CpuMonitor,
+    calibrate,
+    log,
+    peak_mb,
+    run_measured,
+    vacuum_analyze,
+    wait_until_quiet,
+)
+from stats_campaign import (
+    HIT_SIZE,
+    N_SEGMENTS,
+    N_SYSTEMS,
+    REDUNDANCY,
+    Generated,
+    generate,
+    hit_label,
+    per_judgment_statistics,
+    sample_rows,
+    worker_label,
+    write_wmt_da,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
 
-HIT_SIZE = 100
-REDUNDANCY = 5  # workers per HIT design
-N_SYSTEMS = 20
-N_SEGMENTS = 3_000
-RANDOM_SHARE = 0.15
-CONSTANT_WORKERS = 5  # per 2,000 workers
-HEADER = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
-          "score", "time"]
-TYPES = ["SYSTEM", "BAD_REF", "REPEAT", "REF"]  # codes 0..3, as da_pipeline's item codes
-SYSTEM_NAMES = [f"system-{k:02d}" for k in range(N_SYSTEMS)]
-
 TARGETS = {"import_s": 120.0, "core_s": 2.0, "task_s": 10.0, "task_peak_mb": 1536.0}
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", flush=True)
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-# ---------------------------------------------------------------------------------------------
-# The synthetic campaign
-# ---------------------------------------------------------------------------------------------
-
-@dataclasses.dataclass
-class Generated:
-    """Per assignment (HIT design x worker) and item column (0..99, see `generate`)."""
-
-    design: np.ndarray  # (n_assign,) HIT design of each assignment
-    worker: np.ndarray  # (n_assign,) worker code
-    worker_type: np.ndarray  # (n_workers,) 0 diligent, 1 random clicker, 2 constant clicker
-    kind: np.ndarray  # (100,) item type code of each column
-    system: np.ndarray  # (n_designs, 100)
-    segment: np.ndarray  # (n_designs, 100) 0-based; the file's sid is segment + 1
-    order: np.ndarray  # (n_designs, 100) columns in the order the HIT shows them
-    score: np.ndarray  # (n_assign, 100) integer scores 0..100
-    seconds: np.ndarray  # (n_assign, 100)
-
-    @property
-    def n_judgments(self) -> int:
-        return int(self.score.size)
-
-
-def generate(n_judgments: int, seed: int) -> Generated:
-    """Vectorised; a HIT design's 100 columns: 0-69 system outputs (distinct segments),
-    70-79 bad references of 0-9, 80-89 repeats of 10-19, 90-99 references of the segments of 20-29."""
-    rng = np.random.default_rng(seed)
-    n_assign = n_judgments // HIT_SIZE
-    n_designs = n_workers = n_assign // REDUNDANCY
-    if n_designs < 1 or n_assign % REDUNDANCY:
-        raise SystemExit(f"--judgments must be a multiple of {HIT_SIZE * REDUNDANCY}")
-    design = np.arange(n_assign) // REDUNDANCY
-    copy = np.arange(n_assign) % REDUNDANCY
-    step = n_workers // REDUNDANCY + 1  # the K workers of a design are distinct; everyone does K HITs
-    worker = (design + copy * step) % n_workers
-
-    worker_type = np.zeros(n_workers, dtype=np.int64)
-    shuffled = rng.permutation(n_workers)
-    n_constant = max(1, round(n_workers * CONSTANT_WORKERS / 2000))
-    n_random = round(n_workers * RANDOM_SHARE)
-    worker_type[shuffled[:n_constant]] = 2
-    worker_type[shuffled[n_constant:n_constant + n_random]] = 1
-    constant_value = rng.choice([50.0, 100.0, 75.0, 0.0], n_workers)
-    bias = rng.normal(0, 8, n_workers)
-    scale = np.clip(rng.lognormal(0, 0.2, n_workers), 0.6, 1.6)
-    noise = rng.uniform(6, 14, n_workers)
-
-    # Systems in near-equal pairs from 75 down to 45; segments of varying difficulty.
-    quality = np.repeat(np.linspace(75, 45, N_SYSTEMS // 2), 2)[:N_SYSTEMS]
-    quality[1::2] -= 0.5
-    difficulty = rng.normal(0, 8, N_SEGMENTS)
-    idiosyncrasy = rng.normal(0, 6, (N_SYSTEMS, N_SEGMENTS))
-    block = N_SEGMENTS // 70  # one segment from each of 70 disjoint blocks: 70 distinct segments per HIT
-    seg70 = (rng.integers(0, N_SEGMENTS, (n_designs, 1)) + np.arange(70) * block
-             + rng.integers(0, block, (n_designs, 70))) % N_SEGMENTS
-    sys70 = rng.integers(0, N_SYSTEMS, (n_designs, 70))
-    truth70 = quality[sys70] + difficulty[seg70] + idiosyncrasy[sys70, seg70]
-    drop = np.clip(rng.normal(25, 8, (n_designs, 10)), 5, None)
-    reference_truth = 82 + 0.5 * difficulty[seg70[:, 20:30]] + rng.normal(0, 3, (n_designs, 10))
-    system = np.concatenate([sys70, sys70[:, :10], sys70[:, 10:20], sys70[:, 20:30]], axis=1)
-    segment = np.concatenate([seg70, seg70[:, :10], seg70[:, 10:20], seg70[:, 20:30]], axis=1)
-    truth = np.concatenate([truth70, truth70[:, :10] - drop, truth70[:, 10:20], reference_truth], axis=1)
-    kind = np.repeat([0, 1, 2, 3], [70, 10, 10, 10])
-    order = np.argsort(rng.random((n_designs, HIT_SIZE)), axis=1)
-
-    w = worker[:, None]
-    careful = 50 + scale[w] * (truth[design] - 50) + bias[w] + rng.normal(0, 1, (n_assign, HIT_SIZE)) * noise[w]
-    careful[:, 80:90] = careful[:, 10:20] + rng.normal(0, 1, (n_assign, 10)) * 0.5 * noise[w]  # asked again
-    careful = np.clip(np.rint(careful), 0, 100)
-    random = rng.integers(0, 101, (n_assign, HIT_SIZE)).astype(np.float64)
-    wt = worker_type[w]
-    score = np.where(wt == 0, careful, np.where(wt == 1, random, constant_value[w]))
-    typical = np.array([18.0, 5.0, 3.0])[wt]
-    seconds = np.round(typical * rng.lognormal(0, 0.45, (n_assign, HIT_SIZE)), 1)
-    return Generated(design, worker, worker_type, kind, system, segment, order, score, seconds)
-
-
-def hit_label(design: int) -> str:
-    return f"3HIT{design:06d}"
-
-
-def worker_label(worker: int) -> str:
-    return f"WKR{worker:05d}"
-
-
-def write_wmt_da(path: Path, g: Generated) -> None:
-    """One line per judgment, HITs in order, each HIT's items in the order shown; space-separated."""
-    system, segment, order = g.system.tolist(), g.segment.tolist(), g.order.tolist()
-    kinds = [TYPES[k] for k in g.kind.tolist()]
-    with path.open("w", encoding="utf-8") as handle:
-        handle.write(" ".join(HEADER) + "\n")
-        for a, (d, w) in enumerate(zip(g.design.tolist(), g.worker.tolist(), strict=True)):
-            prefix = f"{hit_label(d)} {worker_label(w)} en de"
-            scores, seconds = g.score[a].tolist(), g.seconds[a].tolist()
-            sys_d, seg_d = system[d], segment[d]
-            handle.write("".join(
-                f"{prefix} {pos + 1} {d + 1} {SYSTEM_NAMES[sys_d[c]]} 1 {kinds[c]} {seg_d[c] + 1} "
-                f"{int(scores[c])} {seconds[c]:.1f}\n"
-                for pos, c in enumerate(order[d])
-            ))
-
-
-def sample_rows(g: Generated, assignments: np.ndarray) -> list[tuple]:
-    """The file's rows of some assignments, as a per-judgment implementation would read them:
-    (HITId, WorkerId, type, sys_id, sid, score) with the file's string ids."""
-    rows = []
-    kinds = [TYPES[k] for k in g.kind.tolist()]
-    for a in assignments.tolist():
-        d, w = int(g.design[a]), int(g.worker[a])
-        hit, wid = hit_label(d), worker_label(w)
-        sys_d, seg_d, scores = g.system[d].tolist(), g.segment[d].tolist(), g.score[a].tolist()
-        for c in g.order[d].tolist():
-            rows.append((hit, wid, kinds[c], SYSTEM_NAMES[sys_d[c]], seg_d[c] + 1, float(scores[c])))
-    return rows
-
-
-# ---------------------------------------------------------------------------------------------
-# The per-judgment implementation (plain loops and dicts, one scipy call per worker / pair)
-# ---------------------------------------------------------------------------------------------
-
-def per_judgment_statistics(rows: list[tuple], threshold: float = 0.05) -> dict:
-    """Worker z-scores, paired-t reliability, per-segment then per-system means, rank-sum matrix
-    over the reliable workers' system outputs and repeats -- docs/methods.md §4-§5, one judgment at a time."""
-    from scipy.stats import mannwhitneyu, ttest_rel
-
-    # z-scores: mean and sample sd of all of a worker's scores (every item type)
-    scores_by_worker: dict[str, list[float]] = {}
-    for _hit, worker, _type, _system, _sid, score in rows:
-        scores_by_worker.setdefault(worker, []).append(score)
-    mean, sd, constant = {}, {}, {}
-    for worker, scores in scores_by_worker.items():
-        m = sum(scores) / len(scores)
-        mean[worker] = m
-        if len(scores) > 1 and len(set(scores)) > 1:
-            sd[worker] = math.sqrt(sum((s - m) * (s - m) for s in scores) / (len(scores) - 1))
-            constant[worker] = False
-        else:
-            sd[worker] = math.nan
-            constant[worker] = True
-
-    # reliability: bad reference vs the same worker's score of the original in the same HIT
-    originals = {}
-    for hit, worker, item_type, system, sid, score in rows:
-        if item_type == "SYSTEM":
-            originals[(worker, hit, system, sid)] = score
-    bad_scores: dict[str, list[float]] = defaultdict(list)
-    original_scores: dict[str, list[float]] = defaultdict(list)
-    for hit, worker, item_type, system, sid, score in rows:
-        if item_type == "BAD_REF" and (worker, hit, system, sid) in originals:
-            bad_scores[worker].append(score)
-            original_scores[worker].append(originals[(worker, hit, system, sid)])
-    p_value, reliable = {}, {}
-    for worker in scores_by_worker:
-        bad, original = bad_scores.get(worker, []), original_scores.get(worker, [])
-        differences = {b - o for b, o in zip(bad, original, strict=True)}
-        if len(bad) < 2 or len(differences) < 2:
-            p_value[worker] = math.nan  # t undefined (docs/methods.md §4): not reliable
-        else:
-            p_value[worker] = float(ttest_rel(bad, original, alternative="less").pvalue)
-        reliable[worker] = p_value[worker] < threshold and not constant[worker]
-
-    # system scores: average per translation (system, segment) first, then per system
-    translations: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    judgments: dict[str, int] = defaultdict(int)
-    for _hit, worker, item_type, system, sid, score in rows:
-        if item_type in ("SYSTEM", "REPEAT") and reliable[worker]:
-            z = (score - mean[worker]) / sd[worker]
-            translations.setdefault((system, sid), []).append((score, z))
-            judgments[system] += 1
-    per_system: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for (system, _sid), values in translations.items():
-        per_system[system].append((sum(v[0] for v in values) / len(values),
-                                   sum(v[1] for v in values) / len(values)))
-    systems = {}
-    for system, means in per_system.items():
-        systems[system] = {
-            "translations": len(means), "judgments": judgments[system],
-            "mean_raw": sum(m[0] for m in means) / len(means), "mean_z": sum(m[1] for m in means) / len(means),
-        }
-
-    # significance: one-sided rank-sum of the per-translation z means, "row better than column"
-    names = sorted(per_system)
-    significance = {}
-    for a in names:
-        for b in names:
-            if a != b:
-                za, zb = [m[1] for m in per_system[a]], [m[1] for m in per_system[b]]
-                significance[(a, b)] = float(mannwhitneyu(za, zb, alternative="greater").pvalue)
-    return {"p_value": p_value, "reliable": reliable, "systems": systems, "significance": significance}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,126 +96,6 @@ def bench_env(bench_url: str) -> dict:
                RESULTS_AUTO_RECOMPUTE="0", CELERY_BROKER_URL="", CELERY_RESULT_BACKEND="", CACHE_URL="",
                PYTHONUNBUFFERED="1", DJANGO_SETTINGS_MODULE="config.settings")
     return env
-
-
-def machine_busy() -> tuple[float, float]:
-    """CPU seconds the machine's CPUs have been busy (user, system, irq, ...; not idle, iowait, steal) and
-    stolen (the hypervisor ran something else while a CPU had work), from /proc/stat."""
-    with open("/proc/stat") as handle:
-        cpu = [int(x) for x in handle.readline().split()[1:]]
-    tick = os.sysconf("SC_CLK_TCK")
-    return (sum(cpu[:7]) - cpu[3] - cpu[4]) / tick, cpu[7] / tick
-
-
-def postgres_cpu(database: str) -> dict[int, float]:
-    """CPU seconds so far of each PostgreSQL process that works for `database`: its backends and the
-    server's own processes (checkpointer, WAL writer, ...); other databases' backends are left out."""
-    return {pid: benchlib.cpu_seconds(fields) for pid, name, fields, cmdline in benchlib.processes()
-            if benchlib.works_for_database(name, cmdline, database)}
-
-
-class CpuMonitor(threading.Thread):
-    """Polls PostgreSQL's processes while a step runs (a backend's CPU time vanishes with it when the
-    client disconnects), and the machine's busy time, to tell the step's own work from other load."""
-
-    def __init__(self, database: str, interval: float = 0.2):
-        super().__init__(daemon=True)
-        self.database, self.interval = database, interval
-        self.first = postgres_cpu(database)
-        self.last = dict(self.first)
-        self.busy0 = machine_busy()
-        self.self0 = self._self_cpu()
-        self.halt = threading.Event()
-
-    @staticmethod
-    def _self_cpu() -> float:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
-
-    def run(self):
-        while not self.halt.wait(self.interval):
-            self.last.update(postgres_cpu(self.database))
-
-    def stop(self, child_cpu: float, wall: float) -> dict:
-        self.halt.set()
-        self.join()
-        self.last.update(postgres_cpu(self.database))
-        postgres = sum(cpu - self.first.get(pid, 0.0) for pid, cpu in self.last.items())
-        busy, steal = (b - a for a, b in zip(self.busy0, machine_busy(), strict=True))
-        other = max(0.0, busy - child_cpu - postgres - (self._self_cpu() - self.self0))
-        wall = max(wall, 1e-9)
-        return {"process_cpu_s": child_cpu, "postgres_cpu_s": postgres, "other_cores": other / wall,
-                "steal_cores": steal / wall}
-
-
-def run_measured(argv: list[str], env: dict, database: str) -> tuple[str, float, float, dict]:
-    """Run a command; returns (stdout, wall seconds, the child's own peak RSS in MB via wait4, CPU use):
-    CPU seconds of the child and of PostgreSQL, and the cores other processes used on average meanwhile."""
-    monitor = CpuMonitor(database)
-    monitor.start()
-    with tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err)
-        out = proc.stdout.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        proc.stdout.close()
-        cpu = monitor.stop(usage.ru_utime + usage.ru_stime, wall)
-        if proc.returncode:
-            err.seek(0)
-            raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}):\n{out}\n{err.read().decode()[-4000:]}")
-    return out, wall, usage.ru_maxrss / 1024, cpu
-
-
-def cpu_busy(interval: float = 1.0) -> float:
-    """Cores busy or stolen machine-wide over `interval` seconds (from /proc/stat)."""
-    busy0, steal0 = machine_busy()
-    started = time.monotonic()
-    time.sleep(interval)
-    busy1, steal1 = machine_busy()
-    return (busy1 - busy0 + steal1 - steal0) / (time.monotonic() - started)
-
-
-def wait_until_quiet(limit: float, wait: float) -> float:
-    deadline = time.monotonic() + wait
-    while True:
-        busy = cpu_busy()
-        if busy < limit or time.monotonic() >= deadline:
-            if busy >= limit:
-                log(f"WARNING: other processes use {busy:.2f} cores; timings will be pessimistic")
-            return busy
-        log(f"other processes use {busy:.2f} cores; waiting for a quieter machine")
-        time.sleep(2)
-
-
-def vacuum_analyze(url: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute("VACUUM (ANALYZE)")
-    finally:
-        conn.close()
-
-
-def calibrate() -> dict:
-    """A fixed CPU-bound reference workload (a pure-Python loop and a numpy sort), timed, to compare the
-    machine's speed between runs: on this shared VM it varies by a factor of two to three even when no
-    other process shows as busy."""
-    rng = np.random.default_rng(0)
-    values = rng.random(2_000_000)
-    started = time.perf_counter()
-    total = 0
-    for i in range(2_000_000):
-        total += i
-    python_s = time.perf_counter() - started
-    started = time.perf_counter()
-    np.sort(values)
-    numpy_s = time.perf_counter() - started
-    return {"python_loop_s": python_s, "numpy_sort_s": numpy_s}
 
 
 def setup_django() -> None:
@@ -525,8 +212,10 @@ def compare_with_per_judgment(g: Generated, data, campaign, sample: int, seed: i
     # in one tie in the other, and the rank-sum tests see the same ties.
     taken = np.flatnonzero(np.isin(data.assignment, assignment_ids))
     taken = taken[np.argsort(data.judgment_id[taken], kind="stable")]
-    subset = dataclasses.replace(data, **{f.name: getattr(data, f.name)[taken]
-                                          for f in dataclasses.fields(data) if f.name != "system_names"})
+    # Every per-judgment array cut to those rows; the system names, and an optional array the campaign leaves
+    # None (it has no such data), stay as they are.
+    subset = dataclasses.replace(data, **{f.name: value[taken] for f in dataclasses.fields(data)
+                                          if f.name != "system_names" and (value := getattr(data, f.name)) is not None})
     assert len(subset) == len(rows)
     t = time.perf_counter()
     naive = per_judgment_statistics(rows, threshold=campaign.qc_threshold)

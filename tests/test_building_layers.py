@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STRATEGY_FILES = ("strategy.py", "__init__.py")  # and a package's further strategies and their option declarations,
 STRATEGY_SUFFIXES = ("_strategy.py", "_options.py")  # `<name>_strategy.py`, `<name>_options.py`
 #: The protocol interface, which imports no protocol package: building blocks may use it (e.g. JudgmentError).
-INTERFACE = ("annotation.protocols.base", "annotation.protocols.options")
+INTERFACE = ("annotation.protocols.base", "annotation.protocols.options", "annotation.protocols.common_options")
 #: The import services that read the planners and formats.
 SERVICES = ("annotation/services/campaign_import.py", "annotation/services/campaign_scan.py",
             "annotation/services/reliability_capacity.py", "annotation/services/judgment_import.py")

@@ -187,7 +187,7 @@ def test_server_stops_at_start_up_without_collected_static_files(tmp_path):
     try:
         server.wait_ready()
         assert get(f"http://127.0.0.1:{port}/") == 200
-        assert get(f"http://127.0.0.1:{port}/static/css/app.css") == 200
+        assert get(f"http://127.0.0.1:{port}/static/css/base.css") == 200
     finally:
         server.stop()
 

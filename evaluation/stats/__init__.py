@@ -28,7 +28,7 @@ Conventions
 
 API
 ---
-reliability (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
+reliability and reliability_unpaired (§4; Graham et al. 2014 §3, Graham et al. 2013 §5)
     ``reliability(worker, bad, original, n_workers, test="paired-t"|"wilcoxon",
     min_pairs=2, threshold=0.05, method="r"|"scipy") -> ReliabilityResult(p,
     statistic, n_pairs, mean_diff, reliable, ...)`` -- one-sided paired test
@@ -76,8 +76,8 @@ agreement (§6; Graham et al. 2013 §6)
     ``bin_percentile(z, k, reference=None) -> int array``.
 calibration (§5; Graham et al. 2014 §4)
     ``calibrate(curr_old, curr_new, best_old, best_new) -> Calibration``.
-pairwise (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2011 §3) -- ``choice`` codes
-``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
+pairwise and pairwise_agreement (§3, §6, §7; Läubli et al. 2018 §2.2 and Appendix; Paul & Sumita 2011 §3) --
+``choice`` codes ``CHOICE_A = 0``, ``CHOICE_B = 1``, ``CHOICE_TIE = 2``
     ``preference_counts(condition, rater, choice, n_conditions, n_raters,
     exclude=None) -> PreferenceCounts(a, b, t, n, n_excluded, rater_a,
     rater_b, rater_t, rater_n)``.
@@ -118,32 +118,32 @@ from .pairwise import (
     CHOICE_A,
     CHOICE_B,
     CHOICE_TIE,
-    FleissKappa,
-    MajorityVote,
-    PairwiseAgreement,
     PreferenceCounts,
     SignTest,
     SpamMisses,
     excluded_raters,
+    preference_counts,
+    sign_test,
+    spam_misses,
+)
+from .pairwise_agreement import (
+    FleissKappa,
+    MajorityVote,
+    PairwiseAgreement,
     fleiss_kappa,
     landis_koch,
     majority_vote,
     pairwise_agreement,
-    preference_counts,
-    sign_test,
-    spam_misses,
 )
 from .reliability import (
     DEFAULT_MIN_PAIRS,
     AssumptionAResult,
     ReliabilityResult,
-    WelchReliabilityResult,
     assumption_a,
     assumption_a_share,
     reliability,
-    reliability_appraise,
-    reliability_welch,
 )
+from .reliability_unpaired import WelchReliabilityResult, reliability_appraise, reliability_welch
 from .rounding import round_significant
 from .systems import (
     CLUSTER_RULES,

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import _grouping as g
-from ._ranktests import EXACT_BELOW, _u_cdf
+from ._ranktests import rank_sum_greater
 
 __all__ = ["PilotVariance", "PowerSearch", "CampaignSize", "pilot_variance", "rank_sum_greater",
            "simulate_power", "required_translations", "campaign_size"]
@@ -161,55 +161,6 @@ def pilot_variance(system, segment, score) -> PilotVariance:
         sd_judgment=sd_judgment, judgments=int(y.size), translations=n_t, segments=n_g, systems=systems_seen,
         shared_segments=shared,
     )
-
-
-def rank_sum_greater(x, y) -> np.ndarray:
-    """Row-wise one-sided Wilcoxon rank-sum (Mann-Whitney U) p-values, H1: row i of ``x`` tends to be larger
-    than row i of ``y`` (docs/methods.md §5.3) — the test of the DA ranking, vectorised over rows.
-
-    ``x`` (R × n1) and ``y`` (R × n2) are unpaired samples. Mid-ranks for ties. R's rule, as
-    ``evaluation.stats.significance(method="r")``: the exact null distribution when n1 < 50, n2 < 50 and the
-    row has no tie (= ``scipy.stats.mannwhitneyu(x, y, alternative="greater", method="exact")``); otherwise
-    the normal approximation with tie-corrected variance and continuity correction 0.5
-    (= ``method="asymptotic", use_continuity=True``). One sort per row, no loop over rows.
-    """
-    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
-    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
-    rows, n1 = x.shape
-    n2 = y.shape[1]
-    if y.shape[0] != rows:
-        raise ValueError(f"x and y need the same number of rows, got {rows} and {y.shape[0]}")
-    if n1 == 0 or n2 == 0:
-        return np.full(rows, np.nan)
-    n = n1 + n2
-    pooled = np.concatenate([x, y], axis=1)
-    order = np.argsort(pooled, axis=1)  # tied values share their mid-rank, so their order does not matter
-    ordered = np.take_along_axis(pooled, order, axis=1)
-    starts = np.ones((rows, n), bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    position = np.arange(n)
-    if starts.all():  # no ties anywhere (simulated scores, mostly): ranks are positions
-        tie_term = np.zeros(rows)
-        rank_sum = np.sum(np.where(order < n1, position + 1.0, 0.0), axis=1)
-    else:
-        ends = np.ones((rows, n), bool)
-        ends[:, :-1] = starts[:, 1:]
-        low = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-        high = np.minimum.accumulate(np.where(ends, position, n - 1)[:, ::-1], axis=1)[:, ::-1]
-        ties = high - low + 1
-        tie_term = np.sum(ties.astype(np.float64) ** 2 - 1, axis=1)  # Σ over tie groups of t³ − t
-        rank_sum = np.sum(np.where(order < n1, (low + high) / 2 + 1, 0.0), axis=1)  # of x's values
-    u1 = rank_sum - n1 * (n1 + 1) / 2
-
-    sigma = np.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.clip(special.ndtr(-((u1 - n1 * n2 / 2) - 0.5) / sigma), 0.0, 1.0)
-    if n1 < EXACT_BELOW and n2 < EXACT_BELOW:
-        exact = tie_term == 0
-        if exact.any():
-            cdf = _u_cdf(n1, n2)
-            p[exact] = cdf[n1 * n2 - np.rint(u1[exact]).astype(np.int64)]
-    return p
 
 
 def _counted_judgments_cdf(judges: int, pass_rate: float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Two things the annotator screens must survive (issue 22, 11f and 11g), in a real browser.
 
 - A RIGHT-TO-LEFT OVERRIDE (U+202E) left open in a segment or a campaign name stays inside it: the text is
-  bidi-isolated (static/css/app.css, <bdi> in the templates), so the label after it on the line keeps its place
+  bidi-isolated (static/css/base.css, <bdi> in the templates), so the label after it on the line keeps its place
   and its reading order.
 - An answer whose POST fails with a 500 or a network error is sent again by itself (static/annotation/hit.js):
   the screen moves on without the judge pressing Submit again, and the judgment is stored once, also when the

@@ -22,8 +22,7 @@ from annotation.building.text_lines import numbered_lines
 from annotation.models import Campaign, Judgment, SystemOutput
 
 from .esa_jsonl import check_esa_spans
-from .store import MAX_NAME, MAX_RATER, Collected, ErrorSpanJudgments, checked_name, parsed_error_spans
-from .strategy import MAX_CATEGORY
+from .store import MAX_CATEGORY, MAX_NAME, MAX_RATER, Collected, ErrorSpanJudgments, checked_name, parsed_error_spans
 
 LOCATIONS = ("translation", "source")
 

@@ -5,31 +5,25 @@ score. The HITs are planned in services.error_span_builder; the statistics are t
 An answer is `{"item", "spans": [{"start", "end", "severity", "category"?}], "score"}` (contrastive ESA:
 `{"item", "candidates": {"<key>": {"spans": [...], "score"}}}`); spans are checked against the text the
 item showed (building.spans). A score without spans is an answer; spans without a score are not.
+
+The option declarations and their checks are in `span_options.py`; contrastive ESA in `contrastive_strategy.py`.
 """
 from __future__ import annotations
 
 import random
 
-from annotation.building.candidates import answers_every_key
 from annotation.building.hit_layout import HitPlanError
-from annotation.building.instructions import candidate_systems, candidate_targets
 from annotation.building.screen_context import (
-    DOCUMENT_OUTPUTS,
     DOCUMENT_SEGMENTS,
     DOCUMENT_SYSTEM_OUTPUTS,
-    document_outputs,
     document_segments,
     document_system_outputs,
 )
-from annotation.building.shared_options import GATE_OPTIONS, RELIABILITY_OPTIONS
 from annotation.building.spans import DEFAULT_MQM_TAXONOMY, SpanError, check_spans
 from annotation.building.training import (
     SILENT,
-    TRAINING_OPTIONS,
-    check_candidates,
     check_tutorial,
     expected_answers,
-    min_overlap,
     parse_expected,
 )
 from annotation.building.training import mode as training_mode
@@ -42,59 +36,10 @@ from annotation.protocols.base import (
     require_number,
     require_only,
 )
-from annotation.protocols.error_spans.planner import plan_contrastive_hits, plan_span_hits
-from annotation.protocols.options import Option
+from annotation.protocols.error_spans.planner import plan_span_hits
 
 from .review_options import REVIEW_OPTIONS, normalise_review, review_stages
-
-#: ESA^AI (docs/methods.md#esa-ai): outputs the automatic system found error-free are sent at this rate.
-AI_ERROR_FREE_RATE = Option(
-    "ai_error_free_rate", "float", 1.0, "ESA^AI: outputs on which the automatic system marked no error (an empty "
-    "list in the file's error_spans) are sent to judges at this rate, a seeded draw per output; the scores "
-    "correct for it (docs/methods.md#esa-ai). 1 sends everything; 0.2 is recommended (it saved 31 percent of "
-    "the judging in benchmarks/esa_ai.py, with false separation as full judging's).", minimum=0.01, maximum=1.0,
-    target="options")
-#: The category a campaign may add for translations that ignore their instructions (option instruction_violation);
-#: ESA's errors then carry a category, this or ESA_ERROR.
-INSTRUCTION_VIOLATION = "Instruction violation"
-ESA_ERROR = "Error"
-SPAN_OPTIONS = (
-    Option("segments_per_hit", "int", 100, "Segments per HIT; documents are kept whole where they fit.",
-           minimum=1, maximum=1000, key="hit_size"),
-    Option("perturbation_rate", "float", 0.10, "Share of a HIT's segments shown again with words removed "
-           "(quality control: they should get a major error and a lower score).", minimum=0.0, maximum=0.5,
-           target="options"),
-    Option("show_source", "bool", True, "Show the source text beside the translation (source-based evaluation).",
-           target="options"),
-    *RELIABILITY_OPTIONS,  # the reliability and statistics options, shared with Direct Assessment
-    *GATE_OPTIONS,  # the live reliability gate on the perturbed copies (docs/methods.md §12.1)
-    Option("significance_test", "choice", None, "How systems are compared (docs/methods.md#error-span-protocols): "
-           "wmt24 (per-domain paired Wilcoxon + Stouffer), wmt25 (one-sided paired Wilcoxon) or randomization "
-           "(paired approximate randomization).",
-           choices=(("wmt24", "WMT24: per domain, Stouffer"), ("wmt25", "WMT25: one-sided Wilcoxon"),
-                    ("randomization", "paired approximate randomization")),
-           target="options", default_text="the preset's"),
-    Option("min_items", "int", None, "Systems with fewer judged items are not ranked.", minimum=0,
-           maximum=1_000_000, target="options", default_text="the preset's (100 in WMT24 ESA, 0 in WMT25 ESA)"),
-    AI_ERROR_FREE_RATE,
-    Option("instruction_violation", "bool", None, f"Add the category {INSTRUCTION_VIOLATION!r}: a translation that "
-           "ignores the instructions the system was given (docs/api.md#instructions). MQM: one more category of the "
-           f"taxonomy, weighted as any error of its severity; ESA: each error is then {ESA_ERROR!r} or "
-           f"{INSTRUCTION_VIOLATION!r}.", target="options", default_text="no"),
-    *TRAINING_OPTIONS,  # tutorial lines with expected answers: loud training or silent checks
-)
-MQM_OPTIONS = (
-    *SPAN_OPTIONS,
-    Option("taxonomy", "list", None, "MQM error categories, comma-separated, a subcategory as Parent/Child.",
-           target="options", default_text="Accuracy/{Mistranslation, Omission, Addition, Untranslated}, "
-           "Fluency/{Grammar, Spelling, Punctuation, Register, Inconsistency}, Terminology, Style, Locale convention, "
-           "Other, Non-translation"),
-    Option("critical", "bool", False, "Offer the severity critical besides minor and major.", target="options"),
-    Option("mqm_weights", "choice", "google", "MQM weights, a named preset (docs/methods.md §11.3): google "
-           "(Freitag et al. 2021), score-mqm (TED 2021's score_mqm.py) or wmt23-marot (Marot's, WMT23).",
-           choices="mqm_weights", target="options"),
-)
-MAX_CATEGORY = 100
+from .span_options import ESA_ERROR, INSTRUCTION_VIOLATION, MQM_OPTIONS, SPAN_OPTIONS, check_mqm_options
 
 
 def _candidate_text(item) -> str:
@@ -103,7 +48,7 @@ def _candidate_text(item) -> str:
 
 #: The error-span editor the screens share (static/error_spans/spans_*.js in this package), in load order.
 SPAN_EDITOR_SCRIPTS = tuple(f"error_spans/spans_{part}.js"
-                            for part in ("editor", "text", "render", "selection", "menus", "slider"))
+                            for part in ("editor", "text", "render", "selection", "menus", "slider", "document"))
 
 
 class ErrorSpans(Protocol):
@@ -143,16 +88,7 @@ class ErrorSpans(Protocol):
             return ["gate: the live reliability gate tests the perturbed copies; give perturbation_rate above 0"]
         if not self.mqm:
             return []
-        taxonomy = options.get("taxonomy") or list(DEFAULT_MQM_TAXONOMY)
-        long = [c for c in taxonomy if len(c) > MAX_CATEGORY]
-        if long:
-            return [f"taxonomy: a category is at most {MAX_CATEGORY} characters; {long[0][:40]!r}… is longer"]
-        if len(set(taxonomy)) != len(taxonomy):
-            return ["taxonomy: a category is listed twice"]
-        options["taxonomy"] = taxonomy
-        options.setdefault("critical", False)
-        options.setdefault("mqm_weights", "google")
-        return []
+        return check_mqm_options(options)
 
     def next_stages(self, options: dict) -> list:
         """A review stage when the option `review` asks for one (review_strategy.py)."""
@@ -291,121 +227,7 @@ class ErrorSpans(Protocol):
         return {name: values[name] for name in names}
 
 
-class ContrastiveEsa(ErrorSpans):
-    """Every system's translation of the same document side by side, spans and a score for each (WMT26)."""
-
-    screen = Screen("error_spans/contrastive_esa.html", (*SPAN_EDITOR_SCRIPTS, "error_spans/contrastive_esa.js"))
-    screen_reads = frozenset({DOCUMENT_SEGMENTS, DOCUMENT_OUTPUTS})
-    #: An item holds every system's candidate (and maybe a bad column): the statistics read one row per candidate.
-    contrastive = True
-
-    def __init__(self, name: str, label: str, statement: str):
-        super().__init__(name, label, statement, mqm=False)
-        # every system of a segment shares one screen: skipping one output's column is not ESA^AI's design
-        self.own_options = tuple(o for o in SPAN_OPTIONS if o is not AI_ERROR_FREE_RATE)
-
-    def next_stages(self, options: dict) -> list:
-        return []
-
-    def instruction_targets(self, item) -> list[tuple[str, str]]:
-        """One instruction judgment per translation shown (per candidate key)."""
-        return candidate_targets(item.payload)
-
-    def instruction_systems(self, payload: dict, output_system: str | None, options: dict) -> dict[str, str | None]:
-        return candidate_systems(payload)
-
-    def preview_systems(self, item, options: dict) -> str:
-        """Which system each column's key stands for (a degraded copy: [bad:<system>]), as ranking's preview says."""
-        def shown(c: dict) -> str:
-            return str(c.get("name")) if c.get("kind") == "system" else f"[bad:{c.get('name')}]"
-        return "\n".join(f"{c['key']}: {shown(c)}" for c in item.payload.get("candidates") or ())
-
-    def plan_hits(self, content, hit_size, options, rng: random.Random):
-        self.check_prefilled(content, options)
-        expected = self.expected_answers(content, options)
-        return plan_contrastive_hits(content, hit_size, options["perturbation_rate"], rng, expected,
-                                     scatter=bool(expected) and training_mode(options) == SILENT)
-
-    def check_expected(self, item, fields: dict):
-        """A tutorial screen's answer against its expected answers, one per candidate column that has one
-        (building/training.check_candidates over the checked spans, each naming its candidate, and the scores);
-        None for any other item."""
-        expected = (item.payload or {}).get("expected")
-        if item.item_type != "tutorial" or not expected:
-            return None
-        return check_candidates(expected["candidates"], fields["spans"], fields["scores"],
-                                min_overlap(item.hit.campaign.options))
-
-    def item_payload(self, item) -> dict:
-        options = item.hit.campaign.options or {}
-        segment = item.segment
-        segments = [(pk, source) for pk, source, _ in document_segments(item)]
-        ids = [pk for pk, _ in segments]
-        current = ids.index(segment.pk)
-        texts: dict[int, dict[int, str]] = {}
-        prefilled: dict[int, list] = {}
-        for segment_id, system_id, text, spans, _, _ in document_outputs(item):
-            texts.setdefault(segment_id, {})[system_id] = text
-            if segment_id == segment.pk:
-                prefilled[system_id] = spans or []
-        system_ids = sorted(texts.get(segment.pk, {}))
-        candidates = []
-        for c in item.payload["candidates"]:
-            system_id = system_ids[c["system"]]
-            document = [texts.get(pk, {}).get(system_id, "") for pk in ids]
-            if c["kind"] == "bad":
-                document[current] = c["text"]
-            candidates.append({"key": c["key"], "text": document[current], "document": document,
-                               "prefilled": [] if c["kind"] == "bad" else prefilled[system_id]})
-        payload = {"id": item.id, "protocol": self.name, "candidates": candidates, "current": current,
-                   "severities": list(self.severities(options))}
-        if options.get("show_source", True):
-            payload["source"] = segment.source
-            payload["sources"] = [source for _, source in segments]
-        categories = self.categories(options)
-        if categories is not None:
-            payload["categories"] = categories
-        return payload
-
-    def parse_judgment(self, body) -> dict:
-        require_item_id(body)
-        require_only(body, {"item", "candidates"}, '{"item", "candidates": {"<key>": {"spans", "score"}}}')
-        given = body.get("candidates")
-        if not isinstance(given, dict) or not given:
-            raise JudgmentError("'candidates' must be an object of candidate key to {\"spans\", \"score\"}")
-        if len(given) > 50:
-            raise JudgmentError(f"'candidates' holds {len(given)} entries; a screen has at most 50")
-        scores, spans = {}, {}
-        for key, answer in given.items():
-            if not isinstance(answer, dict) or sorted(set(answer) - {"spans", "score"}):
-                raise JudgmentError(f"the answer for {key[:20]!r} must be {{\"spans\", \"score\"}}")
-            if "score" not in answer:
-                raise JudgmentError(f"'score' is missing for {key[:20]!r}: every translation needs a 0–100 score")
-            try:
-                scores[key] = require_number(answer, "score", 0, 100)
-            except JudgmentError as exc:
-                raise JudgmentError(f"{key[:20]!r}: {exc}") from None
-            spans[key] = answer.get("spans", [])
-        return {"scores": scores, "spans": spans}
-
-    def check_answer(self, item, fields: dict) -> None:
-        keys = answers_every_key(item, fields["scores"], "a score")
-        texts = {c["key"]: c["text"] for c in self.item_payload(item)["candidates"]}
-        options = item.hit.campaign.options or {}
-        checked = []
-        for key in keys:
-            try:
-                checked += [{**span, "candidate": key} for span in
-                            check_spans(fields["spans"].get(key, []), texts[key], self.severities(options),
-                                        self.categories(options))]
-            except SpanError as exc:
-                raise JudgmentError(f"{key[:20]!r}: {exc}") from None
-        fields["spans"] = checked
-
-    export_columns = ("scores", "spans")
-
-
-#: The protocols of this package, in the order of the protocol choices (settings.MTEVAL_PROTOCOLS).
+#: ESA and MQM (the package's __init__ lists every protocol of the package, in the order of the protocol choices).
 PROTOCOLS = (
     ErrorSpans(
         "esa", "Error Span Annotation (ESA): mark errors, then score 0–100",
@@ -416,10 +238,5 @@ PROTOCOLS = (
         "mqm", "MQM: mark errors with a category and a severity",
         "Mark every error in the translation: select it, choose its category and its severity ([missing] for omitted "
         "content). Then score the translation from 0 to 100.", mqm=True,
-    ),
-    ContrastiveEsa(
-        "contrastive-esa", "Contrastive ESA: all systems' translations side by side",
-        "Mark the errors in each translation, then score each from 0 to 100. Compare them: equally good translations "
-        "get the same score.",
     ),
 )

@@ -22,7 +22,9 @@ from annotation.building.spans import SpanError, check_spans
 from annotation.protocols.base import JudgmentError, Screen, require_item_id, require_number, require_only
 from annotation.protocols.options import Option
 
-from .strategy import MQM_OPTIONS, SPAN_EDITOR_SCRIPTS, ContrastiveEsa
+from .contrastive_strategy import ContrastiveEsa
+from .span_options import MQM_OPTIONS
+from .strategy import SPAN_EDITOR_SCRIPTS
 from .sxs_planner import plan_sxs_hits
 
 SXS_OPTIONS = (

@@ -26,7 +26,6 @@ from annotation.building.screen_context import (
 from annotation.building.shared_options import SCREENS_PER_HIT
 from annotation.building.stage_specs import StagePlan, StageSpec
 from annotation.protocols.base import (
-    EXCLUDE_OWN_WORK,
     JudgmentError,
     Protocol,
     Screen,
@@ -35,6 +34,7 @@ from annotation.protocols.base import (
     require_only,
     require_yes_no,
 )
+from annotation.protocols.common_options import EXCLUDE_OWN_WORK
 from annotation.protocols.options import Option
 
 SENTENCES_PER_SCREEN = 10

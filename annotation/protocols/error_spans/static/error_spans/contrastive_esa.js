@@ -29,37 +29,11 @@
     document.getElementById("ces-source-label").textContent = source ? "Source (" + source + ")" : "Source";
   })();
 
-  function paragraph(className, text, dir, lang) {
-    var p = element("p", className, text === undefined || text === null ? "" : text);
-    p.dir = dir;
-    if (lang) { p.lang = lang; }
-    return p;
-  }
-
-  /* The segments before and after the current one into `before` and `after`, the far ones hidden until the
-     whole document is asked for. */
-  function fillContext(before, after, texts, k, className, dir, lang) {
-    before.textContent = "";
-    after.textContent = "";
-    texts.forEach(function (text, i) {
-      if (i === k) { return; }
-      var row = element("div", "es-row" + (Math.abs(i - k) > 1 ? " es-far" : ""));
-      row.appendChild(paragraph(className, text, dir, lang));
-      (i < k ? before : after).appendChild(row);
-    });
-  }
-
-  function setExpanded(open) {
-    Array.prototype.forEach.call(box.querySelectorAll(".es-doc"), function (doc) {
-      doc.classList.toggle("expanded", open);
-      var first = doc.querySelector(".es-before");
-      if (open && first) { first.scrollTop = first.scrollHeight; }
-    });
-    box.classList.toggle("expanded", open);
-    expandEl.setAttribute("aria-expanded", open ? "true" : "false");
-    expandEl.textContent = open ? "Show less of the documents" : expandEl.dataset.label;
-  }
-  expandEl.addEventListener("click", function () { setExpanded(!box.classList.contains("expanded")); });
+  var fillContext = window.SpanEditor.fillContext;
+  /* Every document on the screen (the source's, each translation's) and the screen itself expand together. */
+  var setExpanded = window.SpanEditor.expander(expandEl, function () {
+    return Array.prototype.slice.call(box.querySelectorAll(".es-doc")).concat([box]);
+  }, function () { return box.classList.contains("expanded"); }, "Show less of the documents", true);
 
   function update() {
     var left = columns.filter(function (c) { return c.slider.value === null; }).length;

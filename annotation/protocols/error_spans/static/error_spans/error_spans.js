@@ -20,7 +20,6 @@
   var button = document.getElementById("submit");
   var statement = document.getElementById("statement").textContent;
   var hit = window.HitScreens;
-  var element = hit.element;
   var editor = null;
   var slider = null;
   var sending = false;
@@ -31,26 +30,9 @@
     document.getElementById("es-target-label").textContent = target ? "Translation (" + target + ")" : "Translation";
   })();
 
-  function contextRow(segment, far, withSource) {
-    var row = element("div", "es-row" + (far ? " es-far" : ""));
-    if (withSource) {
-      var src = row.appendChild(element("p", "es-src", segment.source === undefined ? "" : segment.source));
-      src.dir = box.dataset.sourceDir;
-      if (box.dataset.sourceLang) { src.lang = box.dataset.sourceLang; }
-    }
-    var tgt = row.appendChild(element("p", "es-tgt", segment.candidate === undefined ? "" : segment.candidate));
-    tgt.dir = box.dataset.targetDir;
-    if (box.dataset.targetLang) { tgt.lang = box.dataset.targetLang; }
-    return row;
-  }
-
-  function setExpanded(open) {
-    docEl.classList.toggle("expanded", open);
-    expandEl.setAttribute("aria-expanded", open ? "true" : "false");
-    expandEl.textContent = open ? "Show less of the document" : expandEl.dataset.label;
-    if (open) { beforeEl.scrollTop = beforeEl.scrollHeight; }
-  }
-  expandEl.addEventListener("click", function () { setExpanded(!docEl.classList.contains("expanded")); });
+  var setExpanded = window.SpanEditor.expander(expandEl, function () { return [docEl]; }, function () {
+    return docEl.classList.contains("expanded");
+  }, "Show less of the document", true);
 
   function keysText(item) {
     var parts = ["Keys: Tab to the translation, ← → move, Shift+← → select (Ctrl: by word), → at the end: [missing];"];
@@ -84,17 +66,10 @@
     show: function (item) {
       window.SpanEditor.forget();
       sending = false;
-      var doc = item.document && Array.isArray(item.document.segments) ? item.document :
-        {segments: [{candidate: item.candidate, source: item.source}], current: 0};
-      var k = doc.current, segments = doc.segments;
       var withSource = item.source !== undefined;
       box.classList.toggle("with-source", withSource);
-      beforeEl.textContent = "";
-      afterEl.textContent = "";
-      segments.forEach(function (segment, i) {
-        if (i < k) { beforeEl.appendChild(contextRow(segment, i < k - 1, withSource)); }
-        if (i > k) { afterEl.appendChild(contextRow(segment, i > k + 1, withSource)); }
-      });
+      var doc = window.SpanEditor.fillDocument(box, beforeEl, afterEl, item, withSource, true);
+      var k = doc.current, segments = doc.segments;
       expandEl.dataset.label = "Show the whole document (" + segments.length + " segments)";
       expandEl.hidden = k <= 1 && k >= segments.length - 2;
       setExpanded(false);

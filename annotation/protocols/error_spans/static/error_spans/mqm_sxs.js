@@ -33,33 +33,11 @@
     document.getElementById("sxs-source-label").textContent = source ? "Source (" + source + ")" : "Source";
   })();
 
-  function paragraph(className, text, dir, lang) {
-    var p = element("p", className, text === undefined || text === null ? "" : text);
-    p.dir = dir;
-    if (lang) { p.lang = lang; }
-    return p;
-  }
-
-  function fillContext(before, after, texts, k, className, dir, lang) {
-    before.textContent = "";
-    after.textContent = "";
-    texts.forEach(function (text, i) {
-      if (i === k) { return; }
-      var row = element("div", "es-row" + (Math.abs(i - k) > 1 ? " es-far" : ""));
-      row.appendChild(paragraph(className, text, dir, lang));
-      (i < k ? before : after).appendChild(row);
-    });
-  }
-
-  function setExpanded(open) {
-    Array.prototype.forEach.call(box.querySelectorAll(".es-doc"), function (doc) {
-      doc.classList.toggle("expanded", open);
-    });
-    box.classList.toggle("expanded", open);
-    expandEl.setAttribute("aria-expanded", open ? "true" : "false");
-    expandEl.textContent = open ? "Show less of the documents" : expandEl.dataset.label;
-  }
-  expandEl.addEventListener("click", function () { setExpanded(!box.classList.contains("expanded")); });
+  var fillContext = window.SpanEditor.fillContext;
+  /* Every document on the screen (the source's, each translation's) and the screen itself expand together. */
+  var setExpanded = window.SpanEditor.expander(expandEl, function () {
+    return Array.prototype.slice.call(box.querySelectorAll(".es-doc")).concat([box]);
+  }, function () { return box.classList.contains("expanded"); }, "Show less of the documents", false);
 
   function covered(column, start, end) {
     return column.editor.spans.some(function (s) { return s.start < end && start < s.end; });

@@ -37,23 +37,9 @@
   var editing = null;   // the first-pass entry whose extent is being edited
   var priorDeleted = []; // an earlier rater's errors the first pass deleted: {span, mark (in the text once restored)}
 
-  function contextRow(segment, far, withSource) {
-    var row = element("div", "es-row" + (far ? " es-far" : ""));
-    if (withSource) {
-      var src = row.appendChild(element("p", "es-src", segment.source === undefined ? "" : segment.source));
-      src.dir = box.dataset.sourceDir;
-    }
-    var tgt = row.appendChild(element("p", "es-tgt", segment.candidate === undefined ? "" : segment.candidate));
-    tgt.dir = box.dataset.targetDir;
-    return row;
-  }
-
-  function setExpanded(open) {
-    docEl.classList.toggle("expanded", open);
-    expandEl.setAttribute("aria-expanded", open ? "true" : "false");
-    expandEl.textContent = open ? "Show less of the document" : expandEl.dataset.label;
-  }
-  expandEl.addEventListener("click", function () { setExpanded(!docEl.classList.contains("expanded")); });
+  var setExpanded = S.expander(expandEl, function () { return [docEl]; }, function () {
+    return docEl.classList.contains("expanded");
+  }, "Show less of the document", false);
 
   function plain(span) {
     var out = {start: span.start, end: span.end, severity: span.severity};
@@ -273,17 +259,10 @@
       S.forget();
       sending = false;
       editing = null;
-      var doc = item.document && Array.isArray(item.document.segments) ? item.document :
-        {segments: [{candidate: item.candidate, source: item.source}], current: 0};
-      var k = doc.current, segments = doc.segments;
       var withSource = item.source !== undefined;
       box.classList.toggle("with-source", withSource);
-      beforeEl.textContent = "";
-      afterEl.textContent = "";
-      segments.forEach(function (segment, i) {
-        if (i < k) { beforeEl.appendChild(contextRow(segment, i < k - 1, withSource)); }
-        if (i > k) { afterEl.appendChild(contextRow(segment, i > k + 1, withSource)); }
-      });
+      var doc = S.fillDocument(box, beforeEl, afterEl, item, withSource, false);
+      var k = doc.current, segments = doc.segments;
       expandEl.dataset.label = "Show the whole document (" + segments.length + " segments)";
       expandEl.hidden = k <= 1 && k >= segments.length - 2;
       setExpanded(false);

@@ -3,7 +3,8 @@
    order after hit.js: spans_editor.js (this file: an editor's marked errors and what is selected),
    spans_text.js (code points, grapheme and word boundaries), spans_render.js (the line and the cursor),
    spans_selection.js (mouse, touch and keyboard selecting), spans_menus.js (severities, categories and
-   their keys) and spans_slider.js (the 0–100 slider for a page with several).
+   their keys), spans_slider.js (the 0–100 slider for a page with several) and spans_document.js (the document
+   around the segment judged, and its "whole document" toggle).
 
    create(options) makes one translation to mark errors in: `line` (the text, the marked errors as <mark>s,
    the [missing] marker for omissions) and `tools` (severity buttons, for MQM the categories, what is
