@@ -146,3 +146,21 @@ def calibrate() -> dict:
     np.sort(values)
     numpy_s = time.perf_counter() - started
     return {"python_loop_s": python_s, "numpy_sort_s": numpy_s}
+
+
+class Load:
+    """Cores other processes used and the hypervisor stole while this process computed (no polling thread)."""
+
+    def __init__(self):
+        self.busy0, self.self0 = machine_busy(), self._self_cpu()
+
+    @staticmethod
+    def _self_cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    def stop(self, wall: float) -> dict:
+        busy, steal = (b - a for a, b in zip(self.busy0, machine_busy(), strict=True))
+        own = self._self_cpu() - self.self0
+        wall = max(wall, 1e-9)
+        return {"other_cores": max(0.0, busy - own) / wall, "steal_cores": steal / wall}
