@@ -1,13 +1,16 @@
 """What the benchmarks measure with, shared by them: a timestamped log line, this process's peak memory, the
 machine's busy and stolen CPU time (/proc/stat), PostgreSQL's CPU for one database (polled while a step runs), a
 command run and measured (wall, its own peak RSS, CPU of it, of PostgreSQL and of everything else), waiting for
-a quiet machine, VACUUM ANALYZE, and a fixed reference workload that tells the VM's speed between runs. The
-process tables it reads are benchlib's."""
+a quiet machine, VACUUM ANALYZE, a fixed reference workload that tells the VM's speed between runs, the other
+processes' load while this one computes (Load), a child's own peak memory (VmHWM) and Django set up from the
+project folder. The process tables it reads are benchlib's."""
 from __future__ import annotations
 
+import math
 import os
 import resource
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -146,3 +149,38 @@ def calibrate() -> dict:
     np.sort(values)
     numpy_s = time.perf_counter() - started
     return {"python_loop_s": python_s, "numpy_sort_s": numpy_s}
+
+
+class Load:
+    """Cores other processes used and the hypervisor stole while this process computed (no polling thread)."""
+
+    def __init__(self):
+        self.busy0, self.self0 = machine_busy(), self._self_cpu()
+
+    @staticmethod
+    def _self_cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    def stop(self, wall: float) -> dict:
+        busy, steal = (b - a for a, b in zip(self.busy0, machine_busy(), strict=True))
+        own = self._self_cpu() - self.self0
+        wall = max(wall, 1e-9)
+        return {"other_cores": max(0.0, busy - own) / wall, "steal_cores": steal / wall}
+
+
+def own_peak_mb() -> float:
+    """Peak RSS of this process's own address space since exec (VmHWM). ru_maxrss also counts the RSS the
+    parent had when it forked us, as Linux carries the high-water mark across fork and exec."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return math.nan
+
+
+def setup_django() -> None:
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()

@@ -60,8 +60,10 @@ from measure import (
     CpuMonitor,
     calibrate,
     log,
+    own_peak_mb,
     peak_mb,
     run_measured,
+    setup_django,
     vacuum_analyze,
     wait_until_quiet,
 )
@@ -98,26 +100,9 @@ def bench_env(bench_url: str) -> dict:
     return env
 
 
-def setup_django() -> None:
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-
-
 # ---------------------------------------------------------------------------------------------
 # Child process: the whole task, database to stored results
 # ---------------------------------------------------------------------------------------------
-
-def own_peak_mb() -> float:
-    """Peak RSS of this process's own address space since exec (VmHWM). ru_maxrss also counts the RSS the
-    parent had when it forked us, as Linux carries the high-water mark across fork and exec."""
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return math.nan
-
 
 def child_whole_task(slug: str, profile: bool) -> None:
     setup_django()

@@ -33,7 +33,6 @@
     document.getElementById("sxs-source-label").textContent = source ? "Source (" + source + ")" : "Source";
   })();
 
-  var fillContext = window.SpanEditor.fillContext;
   /* Every document on the screen (the source's, each translation's) and the screen itself expand together. */
   var setExpanded = window.SpanEditor.expander(expandEl, function () {
     return Array.prototype.slice.call(box.querySelectorAll(".es-doc")).concat([box]);
@@ -131,13 +130,7 @@
     col.setAttribute("aria-label", "Translation " + letter);
     var head = col.appendChild(element("div", "ces-col-head"));
     head.appendChild(element("h2", "ces-col-title", "Translation " + letter));
-    var doc = col.appendChild(element("div", "es-doc"));
-    var before = doc.appendChild(element("div", "es-context es-before"));
-    var current = doc.appendChild(element("div", "es-row es-current"));
-    var after = doc.appendChild(element("div", "es-context es-after"));
-    var texts = Array.isArray(candidate.document) ? candidate.document : [candidate.text];
-    var k = Array.isArray(candidate.document) ? item.current : 0;
-    fillContext(before, after, texts, k, "es-tgt", box.dataset.targetDir, box.dataset.targetLang);
+    var current = window.SpanEditor.columnDocument(col, candidate, item, box);
     var editor = window.SpanEditor.create({
       text: candidate.text, severities: item.severities, categories: item.categories || null,
       prefilled: candidate.prefilled, dir: box.dataset.targetDir, lang: box.dataset.targetLang,
@@ -186,12 +179,7 @@
       columns = [];
       shownAt = performance.now();
       var withSource = item.source !== undefined;
-      sourceBox.hidden = !withSource;
-      var sources = Array.isArray(item.sources) ? item.sources : [item.source];
-      var k = Array.isArray(item.sources) ? item.current : 0;
-      sourceEl.textContent = withSource ? item.source : "";
-      fillContext(beforeEl, afterEl, withSource ? sources : [], k, "ces-src", box.dataset.sourceDir,
-                  box.dataset.sourceLang);
+      var sources = window.SpanEditor.columnsSource(item, box, sourceBox, sourceEl, beforeEl, afterEl);
       columnsEl.textContent = "";
       item.candidates.forEach(function (candidate, i) { columns.push(buildColumn(candidate, i, item)); });
       columnsEl.classList.toggle("ces-many", columns.length > 3);

@@ -1,7 +1,7 @@
 /* The document around the segment judged, as every error-span screen shows it (error_spans.js, span_review.js,
    contrastive_esa.js, mqm_sxs.js): the segments before and after it muted, one row each, the far ones hidden until
-   the whole document is asked for, and the toggle that asks for it. SpanEditor.fillContext, .fillDocument,
-   .expander (loaded after spans_editor.js). */
+   the whole document is asked for, and the toggle that asks for it. SpanEditor.fillContext, .columnDocument,
+   .columnsSource, .fillDocument, .expander (loaded after spans_editor.js). */
 (function (S) {
   "use strict";
   var element = window.HitScreens.element;
@@ -24,6 +24,32 @@
       row.appendChild(paragraph(className, text, dir, lang));
       (i < k ? before : after).appendChild(row);
     });
+  };
+
+  /* A column's translation in its document (contrastive_esa.js, mqm_sxs.js): the rows before and after it into
+     `col`, and the row of its current segment, returned for the editor's line. */
+  S.columnDocument = function (col, candidate, item, box) {
+    var doc = col.appendChild(element("div", "es-doc"));
+    var before = doc.appendChild(element("div", "es-context es-before"));
+    var current = doc.appendChild(element("div", "es-row es-current"));
+    var after = doc.appendChild(element("div", "es-context es-after"));
+    var texts = Array.isArray(candidate.document) ? candidate.document : [candidate.text];
+    var k = Array.isArray(candidate.document) ? item.current : 0;
+    S.fillContext(before, after, texts, k, "es-tgt", box.dataset.targetDir, box.dataset.targetLang);
+    return current;
+  };
+
+  /* The source above the columns (contrastive_esa.js, mqm_sxs.js), its document around it, or the source box hidden
+     when the campaign does not show it. Returns the source's segments (one without a document). */
+  S.columnsSource = function (item, box, sourceBox, sourceEl, before, after) {
+    var withSource = item.source !== undefined;
+    sourceBox.hidden = !withSource;
+    var sources = Array.isArray(item.sources) ? item.sources : [item.source];
+    var k = Array.isArray(item.sources) ? item.current : 0;
+    sourceEl.textContent = withSource ? item.source : "";
+    S.fillContext(before, after, withSource ? sources : [], k, "ces-src", box.dataset.sourceDir,
+                  box.dataset.sourceLang);
+    return sources;
   };
 
   /* The item's document around its current segment into `before` and `after` (error_spans.js, span_review.js):
