@@ -45,8 +45,8 @@ def test_admin_import_creates_a_draft_and_shows_the_preview(admin_client):
     assert campaign.status == "draft" and campaign.qc_test == "wilcoxon" and str(campaign.payment_per_hit) == "1.50"
     assert campaign.hit_timeout_minutes == 30 and campaign.statement == "Is it good?"
     preview = admin_client.get(response["Location"]).content.decode()
-    assert "70 system" in preview and "10 bad_ref" in preview and "10 repeat" in preview
-    assert "10 reference" in preview and preview.count('<td class="type-') == 100
+    assert "70 translations to judge" in preview and "10 bad-reference checks" in preview
+    assert "10 repeat checks" in preview and "10 human references" in preview and preview.count('<td class="type-') == 100
     # a draft serves nobody
     assert Client().get(f"/c/{campaign.slug}/start/", {"worker_id": "early"}).status_code == 403
 

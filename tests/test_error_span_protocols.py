@@ -81,7 +81,9 @@ def test_the_screen_gets_its_document_and_prefilled_spans_but_never_the_system()
     state = client.get(f"/api/hit/{token}/").json()
     item = state["item"]
     assert item["protocol"] == "esa"
-    assert set(item) == {"id", "protocol", "candidate", "source", "document", "severities", "prefilled"}
+    # the HIT opens with its tutorial document, a practice item (services/tutorials.screen_fields)
+    assert set(item) == {"id", "protocol", "candidate", "source", "document", "severities", "prefilled", "practice"}
+    assert item["practice"] is True
     assert "alpha" not in json.dumps(item) and "beta" not in json.dumps(item)
     doc = item["document"]
     assert doc["segments"][doc["current"]]["candidate"] == item["candidate"]
