@@ -20,7 +20,7 @@ is stored exactly once. gunicorn is stopped at the end, also on errors and Ctrl-
   Celery worker on the same machine recomputes a second campaign of 1,000,000 DA judgments on a loop
   (annotate_beside.py). Reports p50/p95/p99 of GET and POST and the recomputes finished. Target: p99 < 50 ms.
   `--worker-cpu-max CORES` / `--worker-cpu-weight W` run the worker in a CPU cgroup of its own (annotate_cgroup.py).
-- `--batch K` (capacity): each POST carries K answers, `{"batch": [...]}` (docs/api.md §8.3).
+- `--batch K` (capacity, pace, beside-stats): each POST carries K answers, `{"batch": [...]}` (docs/api.md §8.3).
 - `--media N`: any mode on a campaign whose every line carries an image (N files), imported as a bundle: the
   annotator path must keep its statements per request and its capacity within 10 % of a text campaign.
 - crowd: `--crowd-annotators` (100) annotators, each from its own 127.0.0.x address, enter through
@@ -98,7 +98,8 @@ def parse_args(argv=None):
     parser.add_argument("--worker-db-options", default="",
                         help="beside-stats: libpq options of the worker's connections, e.g. '-c work_mem=64MB'")
     parser.add_argument("--batch", type=int, default=1, metavar="K",
-                        help="capacity: each POST carries K answers ({\"batch\": [...]}, docs/api.md §8.3)")
+                        help="each POST carries K answers ({\"batch\": [...]}, docs/api.md §8.3), as a document page "
+                             "sends (capacity, pace, beside-stats: judgments/s = annotators / think x K)")
     parser.add_argument("--think", type=float, default=15.0, help="pace: seconds between two posts of an annotator")
     parser.add_argument("--jitter", type=float, default=0.2, help="pace: think time varies by +- this fraction")
     parser.add_argument("--warmup", type=float, help="pace: seconds sent before measuring (default: --think)")

@@ -137,7 +137,7 @@ def pace_process(proc: int, indices: list[int], cfg: dict, ready, go, t0_value, 
                 elif kind == "get":
                     if a.working:
                         a.fetch(client, stats, when)
-                elif a.working and a.answer(client, stats, rng, when):
+                elif a.working and a.answer(client, stats, rng, when, cfg["batch"]):
                     if not a.working:  # HIT complete: a new worker id takes this annotator's place
                         a.start(client, cfg["slug"], stats, scheduled=time.monotonic())
                     following = when + think * rng.uniform(1 - jitter, 1 + jitter)
@@ -164,7 +164,8 @@ def run_pace(port: int, slug: str, prefix: str, args) -> tuple[Stats, Stats, flo
     warmup = args.think if args.warmup is None else args.warmup
     cfg = {"port": port, "slug": slug, "prefix": prefix, "duration": args.pace_duration, "warmup": warmup,
            "think": args.think, "jitter": args.jitter, "annotators": args.pace_annotators,
-           "get_ratio": args.get_ratio, "threads": args.client_threads, "give_up": args.give_up}
+           "get_ratio": args.get_ratio, "threads": args.client_threads, "give_up": args.give_up,
+           "batch": args.batch}
     procs = [ctx.Process(target=pace_process, args=(p, idx, cfg, ready, go, t0_value, results), daemon=True)
              for p, idx in enumerate(split(args.pace_annotators, args.client_procs))]
     CHILDREN.extend(procs)

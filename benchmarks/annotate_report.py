@@ -110,14 +110,14 @@ def summarise_capacity(stats: Stats, t_start: float, check: dict, args) -> dict:
 
 
 def summarise_pace(stats: Stats, setup: Stats, t0: float, working: int, check: dict, args) -> dict:
-    target_rate = args.pace_annotators / args.think
+    target_rate = args.pace_annotators / args.think * args.batch  # judgments/s: each POST carries --batch answers
     latency = {k: percentiles(v) for k, v in stats.latency.items()}
     p95s = [latency[k]["p95"] for k in ("get", "post") if latency[k].get("n")]
     return {
         "annotators": args.pace_annotators, "holding_a_hit": working, "think_seconds": args.think,
         "duration": args.pace_duration, "target_rate": round(target_rate, 1),
         "warmup_seconds": args.think if args.warmup is None else args.warmup,
-        "achieved_rate": round(stats.status["post 201"] / args.pace_duration, 1),
+        "achieved_rate": round(stats.status["post 201"] * args.batch / args.pace_duration, 1), "batch": args.batch,
         "requests_per_second": round(sum(len(v) for v in stats.latency.values()) / args.pace_duration, 1),
         "status": dict(stats.status), "errors": dict(stats.errors), "retries": stats.retries,
         "connections_opened": stats.connects, "cores_used": stats.cpu, "latency_ms": latency,
