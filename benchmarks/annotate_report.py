@@ -123,7 +123,7 @@ def summarise_pace(stats: Stats, setup: Stats, t0: float, working: int, check: d
         "connections_opened": stats.connects, "cores_used": stats.cpu, "latency_ms": latency,
         "client_lag_ms": percentiles(stats.lag),
         "service_ms": {k: percentiles(v) for k, v in stats.service.items()},
-        "cpu_ms_per_judgment": cpu_per_judgment(stats.cpu, stats.window, stats.status["post 201"]),
+        "cpu_ms_per_judgment": cpu_per_judgment(stats.cpu, stats.window, stats.status["post 201"] * args.batch),
         "setup_start_ms": percentiles(setup.latency["start"]),
         "setup_errors": dict(setup.errors), "check": check,
         "target_p95_ms": PACE_P95_TARGET_MS, "met": bool(p95s) and max(p95s) < PACE_P95_TARGET_MS,
