@@ -140,6 +140,22 @@ def test_a_batch_past_the_page_is_a_400_and_stores_nothing(client, page_campaign
     assert _stored(token) == [] and Assignment.objects.get(token=token).position == 0
 
 
+def test_a_document_item_reached_alone_is_a_page_of_one_that_a_batch_may_not_leave(client, page_campaign):
+    """The segments answered one at a time leave the document item alone on its screen: still a page (of one),
+    so a batch from it may not take the next document's items along."""
+    token = start(client, page_campaign, "w1")
+    items = _items(token)
+    page = client.get(f"/api/hit/{token}/").json()["page"]
+    for entry in page[:-1]:
+        assert post_answer(client, token, {"item": entry["id"], "score": 40}).status_code == 201
+    state = client.get(f"/api/hit/{token}/").json()
+    assert state["item"]["id"] == page[-1]["id"] == items[6].id and "page" not in state
+    response = post_answer(client, token, _page_batch([page[-1], {"id": items[7].id}]))
+    assert response.status_code == 400 and "past the current page" in response.json()["error"]
+    assert len(_stored(token)) == 6 and Assignment.objects.get(token=token).position == 6
+    assert post_answer(client, token, {"item": items[6].id, "score": 55}).status_code == 201
+
+
 def test_a_replayed_page_is_answered_as_before_and_stored_once(client, page_campaign):
     token = start(client, page_campaign, "w1")
     page = client.get(f"/api/hit/{token}/").json()["page"]

@@ -193,11 +193,12 @@ class Protocol:
         """What the screen shows for `item`, and nothing else (never its type or system)."""
         raise NotImplementedError
 
-    def page(self, item) -> list[dict]:
+    def page(self, item) -> list[dict] | None:
         """The items one screen shows together, from `item` on in order, each {"id": …} with what the screen shows
-        of it (never its type or system): by default `item` alone. The annotator state carries a page of several,
-        answered in one batch that may not reach past it (docs/architecture.md, "Pages")."""
-        return [{"id": item.id}]
+        of it (never its type or system), or None where the screen shows no pages (the default): a batch then
+        follows the general rules. The annotator state carries a page of several; a batch from a paged item may
+        not reach past its page, also when the page is that item alone (docs/architecture.md, "Pages")."""
+        return None
 
     def preview_type(self, item) -> str:
         """The Type column of the admin's preview of `item`: by default its item type's label ("System output",

@@ -171,7 +171,7 @@ def _item_state(assignment: Assignment, item: HitItem) -> dict:
     payload.update(tutorials.screen_fields(item, assignment.campaign.options))  # "Practice" on a tutorial item
     state = {"position": assignment.position + 1, "total": assignment.hit.size, "done": False, "item": payload}
     page = protocol.page(item)
-    if len(page) > 1:  # a screen of several items, answered in one batch (Protocol.page)
+    if page and len(page) > 1:  # a screen of several items, answered in one batch (Protocol.page)
         state["page"] = page
     return state
 
@@ -291,9 +291,10 @@ def _batch_items(snapshot: Snapshot, judged: list[_Judged]) -> list[HitItem]:
 
 
 def _check_page(assignment: Assignment, current: HitItem, judged: list[_Judged]) -> None:
-    """A batch from an item shown on a page of several (Protocol.page) stays on that page: 400 past its end."""
+    """A batch from an item shown on a page (Protocol.page; a document item's page is itself alone) stays on that
+    page: 400 past its end."""
     page = assignment.campaign.protocol_spec.page(current)
-    if 1 < len(page) < len(judged):
+    if page is not None and len(page) < len(judged):
         raise JudgmentError(f"'{BATCH}/{len(page)}': item {judged[len(page)].item_id} is past the current page, "
                             f"which ends with item {page[-1]['id']}; send one page's answers per batch")
 

@@ -223,12 +223,15 @@ class DirectAssessment(Protocol):
                     for pk, text, output_id, output_text, reference, source in rows[:count]]
         return segments, rows[count][0]
 
-    def page(self, item) -> list[dict]:
+    def page(self, item) -> list[dict] | None:
         """With `document_page`, a segment's page: the segments of its document still to rate and the document
-        item (document_page.py); otherwise (the document item too) the item alone."""
+        item (document_page.py); a document item's page is itself alone; an item of no document unit (a tutorial)
+        has none."""
         stored = item.payload or {}
-        if not stored.get(document_page.PAGED) or stored.get("unit") == "document":
+        if not stored.get(document_page.PAGED):
             return super().page(item)
+        if stored.get("unit") == "document":
+            return [{"id": item.id, "unit": "document"}]
         return document_page.page(item, *self._unit(item))
 
     def parse_judgment(self, body) -> dict:
