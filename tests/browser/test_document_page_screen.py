@@ -52,6 +52,10 @@ def test_a_worker_rates_a_whole_document_on_one_page_sent_as_one_batch(live_serv
         expect(rows.nth(0).locator(".da-gray")).to_have_text(state["page"][0]["reference"])
         assert page.evaluate("getComputedStyle(document.querySelector('.da-page-row .da-black')).unicodeBidi") \
             == "isolate"
+        hints = page.locator("#da-page .vas-hint")
+        expect(hints).to_have_count(5)
+        expect(hints.nth(0)).to_be_visible()  # the hint once, under the first scale, not under every one
+        assert [hints.nth(k).is_visible() for k in range(5)] == [True, False, False, False, False]
         submit = page.locator("#submit")
         expect(submit).to_be_disabled()
         fractions = (0.8, 0.55, 0.3)
